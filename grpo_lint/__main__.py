@@ -1,0 +1,3 @@
+from grpo_lint.cli import main
+
+main()

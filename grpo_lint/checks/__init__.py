@@ -1,0 +1,91 @@
+"""The rules: small functions of a RunPlan, registered with a code, a name and a default severity."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.sources.document import Entry
+
+Check = Callable[[RunPlan, Options], Iterable[Diagnostic]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    check: Check | None  # None for GRPO001, which the reader raises
+
+
+REGISTRY: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: Severity, summary: str) -> Callable[[Check], Check]:
+    def register(check: Check) -> Check:
+        REGISTRY[code] = Rule(code, name, severity, summary, check)
+        return check
+
+    return register
+
+
+def register_reader_rule() -> None:
+    REGISTRY["GRPO001"] = Rule(
+        "GRPO001",
+        "unreadable-config",
+        Severity.ERROR,
+        "The file cannot be read as a config: syntax error, not a mapping, binary or unreadable.",
+        None,
+    )
+
+
+def report(
+    plan: RunPlan,
+    code: str,
+    message: str,
+    at: Setting | Entry | Span | None = None,
+    fix: str | None = None,
+    severity: Severity | None = None,
+    key: str | None = None,
+) -> Diagnostic:
+    span: Span | None
+    if isinstance(at, Setting):
+        span, key = at.span, key or at.key
+    elif isinstance(at, Entry):
+        span, key = at.key_span, key or at.key
+    else:
+        span = at
+    return Diagnostic(
+        code=code,
+        severity=severity if severity is not None else REGISTRY[code].severity,
+        message=message,
+        path=plan.path,
+        span=span,
+        key=key,
+        fix=fix,
+    )
+
+
+def all_rules() -> dict[str, Rule]:
+    """Import every rule module once, so that the registry is complete."""
+    if "GRPO101" not in REGISTRY:
+        from grpo_lint.checks import (  # noqa: F401
+            config_keys,
+            consistency,
+            groups,
+            known_bugs,
+            sampling,
+        )
+
+        register_reader_rule()
+    return dict(sorted(REGISTRY.items()))
+
+
+def run_all(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    for registered in all_rules().values():
+        if registered.check is not None:
+            yield from registered.check(plan, options)

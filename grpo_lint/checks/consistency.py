@@ -1,0 +1,348 @@
+"""GRPO401-GRPO408: settings that contradict each other (vLLM modes, rewards, clipping, lengths)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from packaging.version import Version
+
+from grpo_lint.checks import report, rule
+from grpo_lint.checks.messages import fw, name_of, spell
+from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]
+
+
+def vllm_mode(plan: RunPlan) -> str | None:
+    """The mode the framework will run in (ms-swift 3.5-3.11 picks it from the host)."""
+    if not plan.value("use_vllm"):
+        return None
+    mode = plan.value("vllm_mode")
+    if plan.framework == "swift" and plan.target.version < Version("3.12.0"):
+        if plan.target.version < Version("3.5.0"):
+            return None
+        return "server" if _servers(plan) else "colocate"
+    return mode
+
+
+def _servers(plan: RunPlan) -> list[Any]:
+    return _as_list(plan.value("vllm_server_base_url")) or _as_list(
+        plan.value("vllm_server_host") if plan.get("vllm_server_host").explicit else None
+    )
+
+
+@rule(
+    "GRPO401",
+    "vllm-mode-conflict",
+    Severity.ERROR,
+    "vLLM mode inconsistent with the other vLLM settings.",
+)
+def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    use_vllm, mode = plan.get("use_vllm"), plan.get("vllm_mode")
+    version = plan.target.version
+    if plan.framework == "swift":
+        new = version >= Version("3.12.0")
+        if new and use_vllm.value and mode.value is None:
+            yield report(
+                plan,
+                "GRPO401",
+                f"{use_vllm.key or 'use_vllm'} is true but vllm_mode is not set; {fw(plan)} stops "
+                'with "vllm_mode is required when use_vllm is true".',
+                use_vllm,
+                fix="add `vllm_mode: colocate` (vLLM on the training GPUs) or `vllm_mode: server` "
+                "(a `swift rollout` server)",
+            )
+        if new and mode.value is not None and not use_vllm.value:
+            yield report(
+                plan,
+                "GRPO401",
+                f'{mode.key} is set but use_vllm is not true; {fw(plan)} stops with "vllm_mode is '
+                'not supported when use_vllm is false".',
+                mode,
+                fix="add `use_vllm: true`, or delete vllm_mode",
+            )
+        if use_vllm.value and mode.value == "server" and not _servers(plan):
+            if new:
+                yield report(
+                    plan,
+                    "GRPO401",
+                    f"vllm_mode server needs vllm_server_host or vllm_server_base_url; {fw(plan)} "
+                    "fails with a bare AssertionError.",
+                    mode,
+                    fix="add `vllm_server_host: [127.0.0.1]` and `vllm_server_port: [8000]` "
+                    "(where `swift rollout` listens)",
+                )
+            elif version >= Version("3.5.0"):
+                yield report(
+                    plan,
+                    "GRPO401",
+                    f"vllm_mode server without vllm_server_host: {fw(plan)} silently switches to "
+                    "colocate mode and runs vLLM on the training GPUs.",
+                    mode,
+                    fix="add `vllm_server_host`, or write `vllm_mode: colocate`",
+                    severity=Severity.WARNING,
+                )
+        if use_vllm.value and mode.value == "colocate" and _servers(plan):
+            host = (
+                plan.get("vllm_server_host")
+                if plan.get("vllm_server_host").explicit
+                else plan.get("vllm_server_base_url")
+            )
+            switched = Version("3.5.0") <= version < Version("3.12.0")
+            yield report(
+                plan,
+                "GRPO401",
+                f"vllm_mode colocate with a server address ({host.key}): "
+                + (
+                    f"{fw(plan)} silently switches to server mode."
+                    if switched
+                    else f"{fw(plan)} builds the colocated engine and also connects to the server."
+                ),
+                host,
+                fix=f"delete `{host.key}`, or write `vllm_mode: server`",
+                severity=Severity.WARNING,
+            )
+        async_generate = plan.get("async_generate")
+        if (
+            async_generate.value is True
+            and version >= Version("3.5.0")
+            and vllm_mode(plan) != "server"
+        ):
+            yield report(
+                plan,
+                "GRPO401",
+                f"{async_generate.key} needs vllm_mode server; {fw(plan)} stops with "
+                '"async generate require vllm_mode == server".',
+                async_generate,
+                fix="`vllm_mode: server` with a `swift rollout` server, or `async_generate: false`",
+            )
+    elif use_vllm.value and not mode.explicit and version >= Version("1.0.0"):
+        servers = [
+            plan.get(k) for k in ("vllm_server_base_url", "vllm_server_host", "vllm_server_port")
+        ]
+        given = [s for s in servers if s.explicit]
+        if given:
+            yield report(
+                plan,
+                "GRPO401",
+                f"{given[0].key} is set but vllm_mode is not: since TRL 1.0.0 the default mode is "
+                "colocate, so the server settings are ignored and vLLM runs on the training GPUs.",
+                given[0],
+                fix="add `vllm_mode: server`",
+                severity=Severity.WARNING,
+            )
+
+
+@rule(
+    "GRPO402",
+    "tensor-parallel-world-size",
+    Severity.ERROR,
+    "Colocated vLLM tensor parallel size does not divide the world size.",
+)
+def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    if vllm_mode(plan) != "colocate":
+        return
+    if plan.framework == "trl" and plan.target.version < Version("0.18.0"):
+        return
+    tp = plan.get("vllm_tensor_parallel_size")
+    world = plan.geometry.world_size
+    if not isinstance(tp.value, int) or tp.value < 1 or world % tp.value == 0:
+        return
+    name = (
+        "tensor_parallel_size"
+        if plan.framework == "trl" and plan.target.version >= Version("0.28.0")
+        else "vllm_tensor_parallel_size"
+    )
+    divisors = [d for d in range(1, world + 1) if world % d == 0]
+    yield report(
+        plan,
+        "GRPO402",
+        f"{tp.label('vllm_tensor_parallel_size')} {tp.value} does not divide the world size {world} "
+        f"({plan.world_size.origin}): colocated vLLM groups the training processes into tensor-"
+        f'parallel groups of {tp.value}. {fw(plan)} stops: "{name} ({tp.value}) must divide world size ({world}) evenly."',
+        tp if tp.span else plan.world_size,
+        fix=f"{name_of(plan, 'vllm_tensor_parallel_size')} {spell(divisors)}; or a world size that is a multiple of {tp.value}",
+    )
+
+
+@rule(
+    "GRPO403",
+    "reward-weights-length",
+    Severity.ERROR,
+    "reward_weights length differs from the number of rewards.",
+)
+def reward_weights_length(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    weights = plan.get("reward_weights")
+    if not weights.explicit or weights.value is None:
+        return
+    funcs = plan.get("reward_funcs")
+    if not funcs.explicit:
+        return
+    n_funcs = len(_as_list(funcs.value))
+    extra = 0
+    if plan.framework == "trl":
+        extra = 1 if plan.value("reward_model_name_or_path") else 0
+        models = "reward_model_name_or_path"
+    else:
+        if plan.target.version >= Version("4.3.0"):
+            extra = len(_as_list(plan.value("reward_model")))
+        models = "reward_model"
+    n_weights = len(_as_list(weights.value))
+    if n_weights == n_funcs + extra:
+        return
+    counted = f"{n_funcs} in {funcs.key}" + (f" + {extra} from {models}" if extra else "")
+    yield report(
+        plan,
+        "GRPO403",
+        f"{weights.key} has {n_weights} weight{'s' if n_weights != 1 else ''} but there are "
+        f'{n_funcs + extra} reward sources ({counted}). {fw(plan)} stops: "Number of reward weights '
+        f'({n_weights}) must match number of reward functions ({n_funcs + extra})".',
+        weights,
+        fix=f"give {weights.key} exactly {n_funcs + extra} values, in the order of {funcs.key}",
+    )
+
+
+@rule("GRPO404", "sync-ref-without-kl", Severity.ERROR, "sync_ref_model with beta 0.")
+def sync_ref_without_kl(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    sync, beta = plan.get("sync_ref_model"), plan.get("beta")
+    if sync.value is not True:
+        return
+    beta_value = (
+        beta.value if beta.value is not None else (0.04 if plan.framework == "swift" else 0.0)
+    )
+    if beta_value != 0:
+        return
+    rejected = plan.framework == "trl" and plan.target.version >= Version("0.28.0")
+    message = (
+        f"{sync.key} is true but {beta.label('beta')} is 0: with beta 0 no reference model is "
+        "loaded, so there is nothing to synchronise."
+    )
+    message += (
+        f" {fw(plan)} stops at start-up."
+        if rejected
+        else f" {fw(plan)} accepts it; the setting does nothing."
+    )
+    yield report(
+        plan,
+        "GRPO404",
+        message,
+        sync,
+        fix="`beta: 0.04` to use a KL penalty, or delete sync_ref_model",
+        severity=None if rejected else Severity.WARNING,
+    )
+
+
+@rule("GRPO405", "clip-bounds", Severity.ERROR, "Clipping bounds inconsistent.")
+def clip_bounds(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    low, high = plan.get("epsilon"), plan.get("epsilon_high")
+    if (
+        high.explicit
+        and isinstance(high.value, int | float)
+        and isinstance(low.value, int | float)
+        and high.value < low.value
+    ):
+        yield report(
+            plan,
+            "GRPO405",
+            f"{high.key} {high.value} is below {low.label('epsilon')} {low.value}: the upper clip bound "
+            "1 + epsilon_high is tighter than the lower one, the reverse of clip-higher (DAPO). "
+            f"{fw(plan)} accepts it.",
+            high,
+            fix=f"`{high.key}: 0.28` (DAPO's value), or delete it to use epsilon",
+            severity=Severity.WARNING,
+        )
+    if plan.framework != "trl" or plan.target.version < Version("1.6.0"):
+        return
+    cmin, cmax = (
+        plan.get("vllm_importance_sampling_clip_min"),
+        plan.get("vllm_importance_sampling_clip_max"),
+    )
+    if (
+        isinstance(cmin.value, int | float)
+        and isinstance(cmax.value, int | float)
+        and cmin.value >= cmax.value
+    ):
+        at = cmin if cmin.explicit else cmax
+        yield report(
+            plan,
+            "GRPO405",
+            f"vllm_importance_sampling_clip_min ({cmin.value}) must be less than "
+            f"vllm_importance_sampling_clip_max ({cmax.value}); {fw(plan)} stops at start-up.",
+            at,
+            fix="a clip_min below clip_max, e.g. `vllm_importance_sampling_clip_min: 0.5`",
+        )
+
+
+@rule(
+    "GRPO406",
+    "vllm-context-too-short",
+    Severity.WARNING,
+    "vLLM max model length below prompt + completion length.",
+)
+def vllm_context_too_short(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    if not plan.value("use_vllm"):
+        return
+    name = "vllm_max_model_length" if plan.framework == "trl" else "vllm_max_model_len"
+    limit = plan.get(name)
+    completion = plan.get("max_completion_length")
+    prompt = plan.get("max_prompt_length" if plan.framework == "trl" else "max_length")
+    if not isinstance(limit.value, int) or not isinstance(completion.value, int):
+        return
+    prompt_len = prompt.value if isinstance(prompt.value, int) else 0
+    if limit.value >= completion.value + prompt_len and limit.value > completion.value:
+        return
+    need = completion.value + prompt_len
+    parts = f"{completion.label('max_completion_length')} {completion.value}"
+    if prompt_len:
+        parts = f"{prompt.label(prompt.key or 'max_length')} {prompt_len} + {parts}"
+    yield report(
+        plan,
+        "GRPO406",
+        f"{limit.key} {limit.value} is below {parts}"
+        + (f" = {need}" if prompt_len else " plus the prompt")
+        + ": vLLM rejects or truncates long requests, so completions end early or prompts fail.",
+        limit,
+        fix=f"`{limit.key}: {max(need, completion.value) + (0 if prompt_len else 1024)}` or more",
+    )
+
+
+@rule(
+    "GRPO408",
+    "server-list-mismatch",
+    Severity.ERROR,
+    "ms-swift server host and port lists of different lengths.",
+)
+def server_list_mismatch(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    if plan.framework != "swift" or plan.target.version < Version("3.7.0"):
+        return
+    hosts, ports = plan.get("vllm_server_host"), plan.get("vllm_server_port")
+    if not hosts.explicit:
+        return
+    n_hosts, n_ports = len(_as_list(hosts.value)), len(_as_list(ports.value))
+    if n_hosts == n_ports or n_ports == 0:
+        return
+    yield report(
+        plan,
+        "GRPO408",
+        f"{hosts.key} lists {n_hosts} server{'s' if n_hosts != 1 else ''} but "
+        f"{ports.label('vllm_server_port')} has {n_ports} port{'s' if n_ports != 1 else ''}"
+        + (" (the default is [8000])" if not ports.explicit else "")
+        + f'; {fw(plan)} stops: "host and server_port must have same length when lists are provided".',
+        hosts,
+        fix=f"give `vllm_server_port` {n_hosts} values, one per host, e.g. "
+        f"[{', '.join(str(8000 + i) for i in range(n_hosts))}]",
+    )

@@ -1,0 +1,360 @@
+"""GRPO101-GRPO107: broken groups. The batch a generation round produces must be whole groups."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from packaging.version import Version
+
+from grpo_lint.checks import report, rule
+from grpo_lint.checks.messages import first_located, fw, name_of
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.groups import (
+    Failure,
+    check,
+    divisors_at_least_two,
+    lcm,
+    nearest,
+    spell_list,
+    spell_ranges,
+    valid_world_sizes,
+)
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+
+FILE_START = Span.point(1, 1)
+
+
+def _failures(plan: RunPlan, code: str) -> list[Failure]:
+    return [f for f in check(plan.group_rules, plan.geometry) if f.code == code]
+
+
+def _anchor(plan: RunPlan, *names: str) -> Setting | Span:
+    located = first_located(*(plan.get(n) for n in names), plan.world_size)
+    return located if located is not None else FILE_START
+
+
+def _batch_words(plan: RunPlan, batch: int) -> str:
+    """'generation batch 512 (16 per device x 8 processes x 4 steps)' in the version's terms."""
+    g, rules = plan.geometry, plan.group_rules
+    per_device = f"{g.per_device} per device"
+    procs = f"{g.world_size} process{'es' if g.world_size != 1 else ''}"
+    if rules.basis == "global":
+        return f"global train batch {batch} ({procs} x {per_device})"
+    if rules.basis == "effective":
+        return (
+            f"effective train batch {batch} ({procs} x {per_device} x "
+            f"{g.grad_accum} gradient accumulation steps)"
+        )
+    if g.generation_batch_size is not None:
+        return f"{name_of(plan, 'generation_batch_size')} {batch}"
+    if g.steps_per_generation is not None:
+        steps = f"{g.steps()} {name_of(plan, 'steps_per_generation')}"
+    else:
+        steps = f"{g.steps()} gradient accumulation step{'s' if g.steps() != 1 else ''}"
+    return f"generation batch {batch} ({per_device} x {procs} x {steps})"
+
+
+def _framework_text(plan: RunPlan, failure: Failure) -> str:
+    """What the target version itself says, verbatim where the reference records it."""
+    g, v, trl = plan.geometry, plan.target.version, plan.framework == "trl"
+    n, w, b = g.num_generations, g.world_size, g.per_device
+    valid = divisors_at_least_two(failure.batch)
+    if failure.code == "GRPO102":
+        if plan.group_rules.basis == "global":
+            return (
+                f"The global train batch size ({w} x {b}) must be evenly divisible by the number "
+                f"of generations per prompt ({n}). Given the current train batch size, the valid "
+                f"values for the number of generations are: {valid}."
+            )
+        if plan.group_rules.basis == "effective":
+            return (
+                f"The effective train batch size ({w} x {b} x {g.grad_accum}) must be evenly "
+                f"divisible by the number of generations per prompt ({n}). ..."
+            )
+        if (trl and v < Version("0.20.0")) or (not trl and v < Version("4.4.0")):
+            return (
+                f"The effective train batch size ({w} x {b} x {g.steps()}) must be evenly "
+                f"divisible by the number of generations per prompt ({n}). ..."
+            )
+        if trl:
+            return f"generation_batch_size ({failure.batch}) must be divisible by num_generations ({n})."
+        return (
+            f"generation_batch_size ({failure.batch}) must be evenly divisible by num_generations "
+            f"({n}). Valid values: {valid}."
+        )
+    if failure.code == "GRPO103":
+        e = g.eval_per_device
+        if trl and v >= Version("0.26.1"):
+            return (
+                f"The global eval batch size ({e} * {w}) must be divisible by the number of "
+                f"generations used for evaluation ({failure.group})."
+            )
+        if trl and v >= Version("0.22.0"):
+            return f"The global eval batch size ({e} * {w}) must be divisible by num_generations ({n})."
+        return (
+            f"The global eval batch size ({w} x {e}) must be evenly divisible by the number of "
+            f"generations per prompt ({failure.group}). ..."
+        )
+    return ""
+
+
+def _rejects(plan: RunPlan) -> str:
+    return f"{fw(plan)} rejects it {plan.group_rules.where}"
+
+
+@rule("GRPO101", "group-too-small", Severity.ERROR, "num_generations below 2.")
+def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for failure in _failures(plan, "GRPO101"):
+        n = plan.geometry.num_generations
+        label = name_of(plan, "num_generations")
+        message = (
+            f"{label} {n}: a group needs at least 2 completions of the same prompt. The advantage "
+            "of a completion is its reward minus its group's mean, so with one completion per "
+            "prompt every advantage is 0 and nothing is learned."
+        )
+        if not failure.rejected:
+            message += f" {fw(plan)} accepts it and trains on zero advantages."
+        elif plan.group_rules.min_group == "misleading":
+            message += (
+                f" {_rejects(plan)}, with a misleading text: 'The global train batch size ... must "
+                f"be evenly divisible by the number of generations per prompt ({n})'."
+            )
+        else:
+            message += f" {_rejects(plan)}."
+        batch = max(plan.geometry.global_batch * plan.geometry.steps(), 2)
+        options_ = nearest(divisors_at_least_two(batch), 8, 3) or [2]
+        yield report(
+            plan,
+            "GRPO101",
+            message,
+            _anchor(plan, "num_generations"),
+            fix=f"{label}: {spell_list(options_)} (a divisor of the generation batch {batch})",
+            severity=None if failure.rejected else Severity.WARNING,
+            key=label,
+        )
+
+
+@rule(
+    "GRPO102",
+    "partial-groups",
+    Severity.ERROR,
+    "Generation batch not a multiple of num_generations.",
+)
+def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for failure in _failures(plan, "GRPO102"):
+        g, rules = plan.geometry, plan.group_rules
+        n, label = failure.group, name_of(plan, "num_generations")
+        groups = failure.batch / n
+        message = (
+            f"{_batch_words(plan, failure.batch)} is not a multiple of {label} {n} "
+            f"({failure.batch} / {n} = {groups:.3g} groups), so a generation round cannot be "
+            f'split into whole groups. {_rejects(plan)}: "{_framework_text(plan, failure)}"'
+        )
+        fixes = []
+        choices = nearest(divisors_at_least_two(failure.batch), n, 5)
+        if choices:
+            fixes.append(f"{label} {spell_list(choices)}")
+        worlds = [w for w in valid_world_sizes(rules, g) if w != g.world_size]
+        if worlds:
+            fixes.append(f"run on {spell_list(nearest(worlds, g.world_size, 3))} processes")
+        if g.generation_batch_size is not None:
+            step = lcm(n, max(g.global_batch, 1))
+            multiples = [step * k for k in range(1, 65)]
+            fixes.append(
+                f"{name_of(plan, 'generation_batch_size')} "
+                f"{spell_list(nearest(multiples, g.generation_batch_size, 2))}"
+            )
+        else:
+            sizes = [
+                b
+                for b in range(1, max(64, 4 * g.per_device) + 1)
+                if b != g.per_device
+                and not [
+                    f
+                    for f in check(rules, replace(g, per_device=b))
+                    if f.code in ("GRPO102", "GRPO105")
+                ]
+            ]
+            if sizes:
+                fixes.append(
+                    f"{name_of(plan, 'per_device_train_batch_size')} "
+                    f"{spell_list(nearest(sizes, g.per_device, 2))}"
+                )
+        yield report(
+            plan,
+            "GRPO102",
+            message,
+            _anchor(plan, "num_generations", "per_device_train_batch_size"),
+            fix="; or ".join(fixes) if fixes else None,
+            key=label,
+        )
+
+
+@rule(
+    "GRPO103",
+    "partial-eval-groups",
+    Severity.ERROR,
+    "Evaluation batch not a multiple of the group size.",
+)
+def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for failure in _failures(plan, "GRPO103"):
+        g, n = plan.geometry, failure.group
+        eval_key = name_of(plan, "per_device_eval_batch_size")
+        group_key = (
+            name_of(plan, "num_generations_eval")
+            if plan.get("num_generations_eval").explicit and g.num_generations_eval
+            else name_of(plan, "num_generations")
+        )
+        why = name_of(plan, "eval_strategy") if plan.get("eval_strategy").explicit else "evaluation"
+        message = (
+            f"global eval batch {failure.batch} ({g.world_size} processes x {g.eval_per_device} "
+            f"per device) is not a multiple of {group_key} {n}, and evaluation is on ({why}). "
+            f'{_rejects(plan)}: "{_framework_text(plan, failure)}"'
+        )
+        good_e = [e for e in range(1, 257) if (g.world_size * e) % n == 0]
+        fixes = [f"{eval_key} {spell_list(nearest(good_e, g.eval_per_device, 2))}"]
+        if plan.group_rules.eval == "num_generations_eval":
+            eval_groups = [d for d in range(1, failure.batch + 1) if failure.batch % d == 0]
+            fixes.append(f"num_generations_eval {spell_list(nearest(eval_groups, n, 3))}")
+        fixes.append("eval_strategy: no")
+        yield report(
+            plan,
+            "GRPO103",
+            message,
+            _anchor(plan, "per_device_eval_batch_size", "num_generations_eval", "num_generations"),
+            fix="; or ".join(fixes),
+            key=eval_key,
+        )
+
+
+@rule("GRPO104", "conflicting-generation-size", Severity.ERROR,
+      "generation_batch_size and steps_per_generation both set where rejected.")  # fmt: skip
+def conflicting_generation_size(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for failure in _failures(plan, "GRPO104"):
+        g = plan.geometry
+        gbs_key, spg_key = (
+            name_of(plan, "generation_batch_size"),
+            name_of(plan, "steps_per_generation"),
+        )
+        implied = g.global_batch * (g.steps_per_generation or 1)
+        if failure.batch:
+            message = (
+                f"{gbs_key} {g.generation_batch_size} does not match {spg_key} "
+                f"{g.steps_per_generation}: {g.per_device} per device x {g.world_size} processes x "
+                f"{g.steps_per_generation} steps = {implied}. {_rejects(plan)}: "
+                f'"generation_batch_size ({g.generation_batch_size}) must equal '
+                f'per_device_train_batch_size * world_size * steps_per_generation = {implied}."'
+            )
+        else:
+            message = (
+                f"{gbs_key} and {spg_key} are both set; each one determines the other. "
+                f"{_rejects(plan)}: \"'generation_batch_size' and 'steps_per_generation' can not "
+                'be both configured at the same time"'
+            )
+        yield report(
+            plan,
+            "GRPO104",
+            message,
+            _anchor(plan, "generation_batch_size"),
+            fix=f"delete `{gbs_key}` (with {spg_key} {g.steps_per_generation} it is {implied}), "
+            f"or delete `{spg_key}`",
+            key=gbs_key,
+        )
+
+
+@rule("GRPO105", "generation-batch-not-whole-steps", Severity.ERROR,
+      "generation_batch_size not a multiple of per-device batch x world size.")  # fmt: skip
+def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for failure in _failures(plan, "GRPO105"):
+        g = plan.geometry
+        gbs_key = name_of(plan, "generation_batch_size")
+        glob = g.global_batch
+        message = (
+            f"{gbs_key} {g.generation_batch_size} is not a multiple of the global batch {glob} "
+            f"({g.per_device} per device x {g.world_size} processes), so a generation round is "
+            "not a whole number of optimizer steps."
+        )
+        if failure.rejected:
+            message += (
+                f' {_rejects(plan)}: "generation_batch_size ({g.generation_batch_size}) must be '
+                f'divisible by the global batch size ({glob})."'
+            )
+        else:
+            message += (
+                f" {fw(plan)} accepts it through a bug (fixed in TRL 0.19.1) and silently uses "
+                f"steps_per_generation {g.generation_batch_size // glob}."
+            )
+        step = lcm(glob, g.num_generations if g.num_generations > 1 else 1)
+        good = nearest([step * k for k in range(1, 65)], g.generation_batch_size or 0, 2)
+        yield report(
+            plan,
+            "GRPO105",
+            message,
+            _anchor(plan, "generation_batch_size"),
+            fix=f"{gbs_key} {spell_list(good)} (multiples of {step})",
+            severity=None if failure.rejected else Severity.WARNING,
+            key=gbs_key,
+        )
+
+
+@rule("GRPO106", "world-size-assumed", Severity.INFO, "World size not given; 1 process assumed.")
+def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    world = plan.world_size
+    if world.origin == "assumed" or (
+        world.key and world.value == 1 and "applies ENV" in world.origin
+    ):
+        valid = valid_world_sizes(plan.group_rules, plan.geometry)
+        where = (
+            f"valid on {spell_ranges(valid)} process{'es' if valid != [1] else ''}"
+            if valid
+            else "valid on no process count from 1 to 64"
+        )
+        reason = world.origin if world.origin != "assumed" else "the config does not say"
+        how = "num_processes: N" if plan.framework == "trl" else "ENV: {NPROC_PER_NODE: N}"
+        yield report(
+            plan,
+            "GRPO106",
+            f"world size taken as 1 process ({reason}); the batch checks assume it. "
+            f"With {fw(plan)} this config is {where}.",
+            world if world.span else FILE_START,
+            fix=f"pass --world-size N, or set `{how}` in the config",
+        )
+
+
+@rule(
+    "GRPO107",
+    "auto-find-batch-size",
+    Severity.ERROR,
+    "auto_find_batch_size halves batches and breaks groups.",
+)
+def auto_find_batch_size(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    setting = plan.get("auto_find_batch_size")
+    if setting.value is not True:
+        return
+    rejected = plan.framework == "trl" and plan.target.version >= Version("1.9.0")
+    message = (
+        "auto_find_batch_size halves per_device_train_batch_size after an out-of-memory error, "
+        "and the halved batch no longer holds whole groups of num_generations."
+    )
+    message += (
+        f" {fw(plan)} rejects it at start-up."
+        if rejected
+        else f" {fw(plan)} accepts it; the run fails or mixes groups after the first OOM."
+    )
+    yield report(
+        plan,
+        "GRPO107",
+        message,
+        setting,
+        fix=f"`{setting.key}: false`, and lower per_device_train_batch_size yourself",
+        severity=None if rejected else Severity.WARNING,
+    )

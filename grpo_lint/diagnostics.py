@@ -1,0 +1,51 @@
+"""What a lint run reports: diagnostics with a position, a severity and a fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+
+class Severity(IntEnum):
+    """Ordered so that a larger value is more serious."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A 1-based, inclusive-start / exclusive-end range in a file."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def point(cls, line: int, column: int) -> Span:
+        return cls(line, column, line, column + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    path: str
+    span: Span | None = None
+    key: str | None = None
+    fix: str | None = None
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        span = self.span
+        return (self.path, span.line if span else 0, span.column if span else 0, self.code)

@@ -1,0 +1,1 @@
+"""Framework front ends: each knows its framework's arguments by version and builds a RunPlan."""

@@ -1,0 +1,106 @@
+"""What every front end shares: key checks, value validation, settings with their origins."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from packaging.version import Version
+
+from grpo_lint.frameworks.fields import FieldTable
+from grpo_lint.frameworks.schema import Schema, ValueProblem
+from grpo_lint.groups import GroupRules
+from grpo_lint.plan import KeyFinding, Setting
+from grpo_lint.sources.document import Document
+from grpo_lint.versions import in_range
+
+
+@cache
+def schema_for(table: FieldTable, version: Version) -> Schema:
+    return Schema(table, version)
+
+
+def rules_at(table: tuple[tuple[str, str | None, GroupRules], ...], version: Version) -> GroupRules:
+    for since, until, rules in table:
+        if in_range(version, since, until):
+            return rules
+    return table[-1][2]
+
+
+def classify_keys(
+    document: Document,
+    table: FieldTable,
+    version: Version,
+    allowed: tuple[str, ...] = (),
+    extra_keys: frozenset[str] = frozenset(),
+) -> list[KeyFinding]:
+    """Keys that the target version does not know, or no longer / not yet knows."""
+    specs = table.at(version)
+    findings: list[KeyFinding] = []
+    for key, entry in document.entries.items():
+        if key in specs or key in allowed or key in extra_keys:
+            continue
+        spec = table.get(key)
+        if spec is not None and spec.removed is not None and version >= Version(spec.removed):
+            findings.append(KeyFinding(entry, "removed", spec.replacement, spec))
+        elif spec is not None and spec.since is not None and version < Version(spec.since):
+            findings.append(KeyFinding(entry, "not_yet", None, spec))
+        else:
+            findings.append(KeyFinding(entry, "unknown", table.suggest(key, version, allowed)))
+    return findings
+
+
+def validate(
+    document: Document, table: FieldTable, version: Version, values: dict[str, Any]
+) -> tuple[dict[str, Any], list[ValueProblem]]:
+    del document
+    return schema_for(table, version).validate(values)
+
+
+def resolve_settings(
+    document: Document,
+    table: FieldTable,
+    version: Version,
+    coerced: dict[str, Any],
+    names: tuple[str, ...],
+) -> dict[str, Setting]:
+    """Every named setting: the user's valid value with its key and span, else the default."""
+    specs = table.at(version)
+    settings: dict[str, Setting] = {}
+    for name in names:
+        entry = document.entries.get(name)
+        if entry is not None and name in coerced:
+            settings[name] = Setting(coerced[name], entry.key, entry.key_span, "file")
+        elif name in specs:
+            settings[name] = Setting(specs[name].default_at(version))
+    return settings
+
+
+# The canonical settings rules read. TRL and ms-swift share these names; other front ends map
+# their own keys onto them.
+CANONICAL = (
+    "num_generations", "num_generations_eval", "per_device_train_batch_size",
+    "per_device_eval_batch_size", "gradient_accumulation_steps", "steps_per_generation",
+    "generation_batch_size", "eval_strategy", "auto_find_batch_size", "temperature", "top_p",
+    "top_k", "min_p", "repetition_penalty", "generation_kwargs", "use_vllm", "vllm_mode",
+    "vllm_tensor_parallel_size", "vllm_server_host", "vllm_server_port", "vllm_server_base_url",
+    "async_generate", "vllm_max_model_length", "vllm_max_model_len", "max_completion_length",
+    "max_prompt_length", "max_length", "reward_funcs", "reward_weights", "reward_model",
+    "reward_model_name_or_path", "beta", "sync_ref_model", "epsilon", "epsilon_high",
+    "vllm_importance_sampling_clip_min", "vllm_importance_sampling_clip_max",
+    "vllm_importance_sampling_correction", "vllm_importance_sampling_mode", "seed",
+    "teacher_model", "teacher_model_server", "split_dataset_ratio", "val_dataset", "loss_type",
+    "scale_rewards", "importance_sampling_level", "use_transformers_continuous_batching",
+    "sleep_level", "multi_turn_scheduler", "vllm_gpu_memory_utilization", "do_sample",
+)  # fmt: skip
+
+
+def as_int(value: Any, fallback: int) -> int:
+    """An int for arithmetic; invalid values were reported already, so fall back quietly."""
+    if isinstance(value, bool) or value is None:
+        return fallback
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return fallback

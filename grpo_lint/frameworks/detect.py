@@ -1,0 +1,54 @@
+"""Which framework a config belongs to, judged by its keys; None for files that are no GRPO config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from grpo_lint.sources.document import Document
+
+# Keys that only make sense in a GRPO run (either framework).
+GRPO_KEYS = frozenset({
+    "num_generations", "num_generations_eval", "generation_batch_size", "steps_per_generation",
+    "reward_funcs", "reward_weights", "use_vllm", "vllm_mode", "num_iterations", "epsilon_high",
+    "scale_rewards", "loss_type", "importance_sampling_level", "vllm_server_host",
+    "mask_truncated_completions", "top_entropy_quantile", "generation_kwargs",
+})  # fmt: skip
+# Files of other tools that carry none of GRPO's keys.
+ACCELERATE_KEYS = frozenset({"distributed_type", "compute_environment"})
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    framework: str | None
+    reason: str
+
+
+@cache
+def _only_keys() -> tuple[frozenset[str], frozenset[str]]:
+    from grpo_lint.frameworks.swift.fields import swift_table
+    from grpo_lint.frameworks.trl.fields import trl_table
+
+    trl = frozenset(trl_table().specs) | {"env"}
+    swift = frozenset(swift_table().specs) | {"ENV"}
+    return trl - swift, swift - trl
+
+
+def detect(document: Document) -> Detection:
+    keys = set(document.entries)
+    if keys & ACCELERATE_KEYS and not keys & GRPO_KEYS:
+        return Detection(None, "an accelerate config")
+    rlhf_type = document.entries.get("rlhf_type")
+    if rlhf_type is not None:
+        if str(rlhf_type.value).lower() == "grpo":
+            return Detection("swift", "rlhf_type: grpo")
+        return Detection(None, f"an ms-swift {rlhf_type.value} config, not GRPO")
+    if not keys & GRPO_KEYS:
+        return Detection(None, "no GRPO key")
+    trl_only, swift_only = _only_keys()
+    trl_score, swift_score = len(keys & trl_only), len(keys & swift_only)
+    if swift_score > trl_score:
+        return Detection("swift", "ms-swift argument names")
+    if trl_score:
+        return Detection("trl", "TRL argument names")
+    return Detection("trl", "GRPO keys without framework-specific ones (taken as TRL)")

@@ -1,0 +1,115 @@
+"""Field tables: a framework's arguments with their kinds, defaults and life cycles, as data."""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+from packaging.version import Version
+
+from grpo_lint.versions import in_range
+
+
+@dataclass(frozen=True, slots=True)
+class Versioned:
+    """A default that changed across releases: [(first version, value), ...] in order."""
+
+    history: tuple[tuple[str, Any], ...]
+
+    def at(self, version: Version) -> Any:
+        value = self.history[0][1]
+        for since, candidate in self.history:
+            if in_range(version, since):
+                value = candidate
+        return value
+
+
+@dataclass(frozen=True, slots=True)
+class Choices:
+    """Accepted values of a string field in a range of versions."""
+
+    since: str | None
+    until: str | None
+    values: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    name: str
+    kind: str  # int, float, bool, str, list, dict, any, unions like "dict|str"; "?" = may be null
+    default: Any = None
+    since: str | None = None
+    removed: str | None = None  # first release without the field
+    replacement: str | None = None  # the field that took its place, if any
+    note: str | None = None  # what to do instead, for removed fields with no replacement
+    ge: float | None = None
+    gt: float | None = None
+    le: float | None = None
+    lt: float | None = None
+    choices: tuple[Choices, ...] = ()
+
+    def default_at(self, version: Version) -> Any:
+        return self.default.at(version) if isinstance(self.default, Versioned) else self.default
+
+    def exists_at(self, version: Version) -> bool:
+        return in_range(version, self.since, self.removed)
+
+    def choices_at(self, version: Version) -> tuple[Any, ...] | None:
+        for choice in self.choices:
+            if in_range(version, choice.since, choice.until):
+                return choice.values
+        return None
+
+    @property
+    def base_kind(self) -> str:
+        return self.kind.rstrip("?")
+
+    @property
+    def nullable(self) -> bool:
+        return self.kind.endswith("?")
+
+
+@dataclass(slots=True, eq=False)
+class FieldTable:
+    """All fields a framework ever had; `at(version)` says which exist in a release."""
+
+    framework: str
+    specs: dict[str, FieldSpec]
+    _cache: dict[Version, dict[str, FieldSpec]] = field(default_factory=dict)
+
+    def at(self, version: Version) -> dict[str, FieldSpec]:
+        cached = self._cache.get(version)
+        if cached is None:
+            cached = {n: s for n, s in self.specs.items() if s.exists_at(version)}
+            self._cache[version] = cached
+        return cached
+
+    def get(self, name: str) -> FieldSpec | None:
+        return self.specs.get(name)
+
+    def suggest(self, name: str, version: Version, extra: tuple[str, ...] = ()) -> str | None:
+        """The known key that `name` most likely misspells, if one is close enough."""
+        candidates = list(self.at(version)) + list(extra)
+        lowered = name.lower().replace("-", "_")
+        for candidate in candidates:
+            if candidate.lower() == lowered:
+                return candidate
+        matches = difflib.get_close_matches(lowered, candidates, n=1, cutoff=0.85)
+        if matches:
+            return matches[0]
+        # A missing or extra word separator or a plural: num_generation, numgenerations.
+        squashed = lowered.replace("_", "").rstrip("s")
+        for candidate in candidates:
+            if candidate.replace("_", "").rstrip("s") == squashed:
+                return candidate
+        return None
+
+
+def spec(name: str, kind: str, default: Any = None, **kw: Any) -> FieldSpec:
+    return FieldSpec(name, kind, default, **kw)
+
+
+def table_from_kinds(kinds: dict[str, list[Any]], **kw: Any) -> dict[str, FieldSpec]:
+    """Fields recorded by tools/dump_fields.py: {name: [kind, default]}."""
+    return {name: FieldSpec(name, kind, default, **kw) for name, (kind, default) in kinds.items()}

@@ -1,0 +1,1 @@
+"""ModelScope ms-swift: `swift rlhf --rlhf_type grpo`, its YAML/JSON config files and args.json."""

@@ -1,0 +1,164 @@
+"""ms-swift front end: `swift rlhf cfg.yaml` configs and the args.json a run writes."""
+
+from __future__ import annotations
+
+from math import ceil
+from typing import Any
+
+from packaging.version import Version
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.frameworks.base import (
+    CANONICAL,
+    as_int,
+    classify_keys,
+    resolve_settings,
+    rules_at,
+    schema_for,
+)
+from grpo_lint.frameworks.schema import ValueProblem
+from grpo_lint.frameworks.swift.fields import CONFIG_FILE_KEYS, swift_table
+from grpo_lint.groups import Geometry, GroupRules
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.sources.document import Document
+from grpo_lint.versions import Target
+
+_LATE = "after the model loads"
+# Which batch must hold whole groups, by release (reference ms-swift.md §3.1). 3.5.0-3.5.1 relied on
+# TRL's GRPOConfig; TRL >= 0.18 is assumed there.
+GROUP_RULES = (
+    ("3.1.1", "3.4.0", GroupRules("global", "misleading", eval="num_generations", where=_LATE)),
+    ("3.4.0", "3.5.0", GroupRules("effective", "explicit", eval="num_generations", where=_LATE)),
+    ("3.5.0", "3.12.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations")),
+    ("3.12.0", "4.4.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations_eval")),
+    ("4.4.0", None, GroupRules(
+        "generation", "explicit", "must_match", "global", "num_generations_eval",
+        checks_need_groups=True, teacher_allows_one=True,
+    )),
+)  # fmt: skip
+
+_NUMERIC = ("int", "float", "bool")
+
+
+def is_args_json(document: Document) -> bool:
+    entries = document.entries
+    return document.path.endswith("args.json") or (
+        "swift_version" in entries or ("global_world_size" in entries and "rlhf_type" in entries)
+    )
+
+
+def build(document: Document, target: Target, options: Options) -> RunPlan:
+    table = swift_table()
+    version = target.version
+    flavor = "args.json" if is_args_json(document) else "config"
+    values: dict[str, Any] = {}
+    null_problems: list[ValueProblem] = []
+    specs = table.at(version)
+    for key, entry in document.entries.items():
+        name = key.replace("-", "_")
+        if entry.value is None:
+            # args.json records unset arguments as null. A config file's null reaches swift's
+            # argument parser as the string 'None' (reference ms-swift.md §1.2 b).
+            if flavor == "config" and name in specs and specs[name].base_kind in _NUMERIC:
+                null_problems.append(
+                    ValueProblem(
+                        key,
+                        "swift_null",
+                        "is null, which ms-swift passes on as the string 'None': not a "
+                        f"{specs[name].base_kind}",
+                    )
+                )
+            continue
+        values[name] = entry.value
+    coerced, problems = schema_for(table, version).validate(values)
+    if flavor == "args.json":
+        findings = []
+    else:
+        findings = classify_keys(document, table, version, CONFIG_FILE_KEYS, options.extra_keys)
+        findings = [f for f in findings if f.entry.key.replace("-", "_") not in specs]
+    settings = resolve_settings(document, table, version, coerced, CANONICAL)
+    world = _world_size(document, version, options)
+    w = as_int(world.value, 1)
+    per_device = as_int(settings["per_device_train_batch_size"].value, 1)
+    grad_accum = settings["gradient_accumulation_steps"]
+    if grad_accum.value is None:
+        # swift's default: 1 for GRPO since 3.7.0, ceil(16 / (batch x world size)) before.
+        derived = 1 if version >= Version("3.7.0") else max(1, ceil(16 / max(per_device * w, 1)))
+        grad_accum = Setting(derived, None, None, "default")
+        settings["gradient_accumulation_steps"] = grad_accum
+    eval_strategy = settings.get("eval_strategy", Setting(None)).value
+    ratio = settings.get("split_dataset_ratio", Setting(0.0)).value or 0.0
+    has_val = bool(settings.get("val_dataset", Setting(None)).value)
+    eval_enabled = eval_strategy != "no" and (ratio > 0 or has_val)
+    geometry = Geometry(
+        world_size=w,
+        per_device=per_device,
+        grad_accum=as_int(grad_accum.value, 1),
+        num_generations=as_int(settings["num_generations"].value, 8),
+        steps_per_generation=_positive(settings.get("steps_per_generation")),
+        generation_batch_size=_positive(settings.get("generation_batch_size")),
+        eval_per_device=as_int(settings["per_device_eval_batch_size"].value, 1),
+        num_generations_eval=_positive(settings.get("num_generations_eval")),
+        eval_enabled=eval_enabled,
+        has_teacher=bool(
+            settings.get("teacher_model", Setting(None)).value
+            or settings.get("teacher_model_server", Setting(None)).value
+        ),
+    )
+    return RunPlan(
+        path=document.path,
+        document=document,
+        target=target,
+        flavor=flavor,
+        settings=settings,
+        world_size=world,
+        group_rules=rules_at(GROUP_RULES, version),
+        geometry=geometry,
+        problems=null_problems + problems,
+        key_findings=findings,
+        specs=specs,
+    )
+
+
+def _positive(setting: Setting | None) -> int | None:
+    if setting is None or setting.value is None:
+        return None
+    value = as_int(setting.value, 0)
+    return value if value > 0 else None
+
+
+def _env_int(env: dict[str, Any], name: str) -> int | None:
+    value = env.get(name)
+    try:
+        return int(str(value).strip()) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _world_size(document: Document, version: Version, options: Options) -> Setting:
+    if options.world_size is not None:
+        return Setting(options.world_size, None, None, "--world-size")
+    env_entry = document.entries.get("ENV")
+    if env_entry is not None and isinstance(env_entry.value, dict):
+        env = env_entry.value
+        nproc, nnodes = _env_int(env, "NPROC_PER_NODE"), _env_int(env, "NNODES")
+        if nproc is not None or nnodes is not None:
+            child = env_entry.children.get("NPROC_PER_NODE") or env_entry.children.get("NNODES")
+            span: Span | None = child.key_span if child else env_entry.key_span
+            key = f"ENV.{child.key}" if child else "ENV"
+            if version < Version("4.3.0"):
+                return Setting(
+                    1,
+                    key,
+                    span,
+                    f"ms-swift {version} applies ENV after choosing the launcher, so "
+                    "NPROC_PER_NODE there starts no extra processes",
+                )
+            total = (nproc or 1) * (nnodes or 1)
+            origin = "ENV NPROC_PER_NODE x NNODES" if nnodes else "ENV NPROC_PER_NODE"
+            return Setting(total, key, span, origin)
+    recorded = document.entries.get("global_world_size")
+    if recorded is not None and isinstance(recorded.value, int) and recorded.value > 0:
+        return Setting(recorded.value, recorded.key, recorded.key_span, "global_world_size")
+    return Setting(1, None, None, "assumed")

@@ -1,0 +1,1 @@
+"""Hugging Face TRL: `trl grpo --config`, TrlParser YAML/JSON and GRPOConfig."""

@@ -1,0 +1,132 @@
+"""TRL's arguments by version: GRPOConfig, TrainingArguments, ModelConfig, script and launch keys.
+
+Field life cycles come from TRL's tagged releases (tools/field_history.py), kinds and defaults from
+the 1.16.0 release, default changes and accepted values from ../shared/reference/trl.md §2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import cache
+
+from grpo_lint.data import load
+from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned, table_from_kinds
+
+# Keys of `accelerate launch` that `trl grpo` forwards from the YAML (0.29+).
+ACCELERATE_KEYS = (
+    "accelerate_config", "config_file", "num_processes", "num_machines", "machine_rank",
+    "main_process_ip", "main_process_port", "mixed_precision", "multi_gpu", "use_deepspeed",
+    "use_fsdp", "gpu_ids", "same_network", "rdzv_backend", "dynamo_backend", "num_cpu_threads_per_process",
+    "deepspeed_config_file", "zero_stage", "offload_optimizer_device", "offload_param_device",
+    "gradient_clipping", "fsdp_version", "main_training_function", "debug_launch", "tpu",
+)  # fmt: skip
+
+LOSS_TYPES = (
+    Choices("0.17.0", "0.22.0", ("grpo", "bnpo", "dr_grpo")),
+    Choices("0.22.0", "0.26.0", ("grpo", "bnpo", "dr_grpo", "dapo")),
+    Choices("0.26.0", "0.28.0", ("grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo")),
+    Choices("0.28.0", "1.0.0", ("grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo", "luspo")),
+    Choices("1.0.0", None, ("grpo", "bnpo", "dr_grpo", "dapo", "cispo", "sapo", "luspo", "vespo")),
+)
+
+# Overrides on top of the generated tables: default histories, ranges, accepted values, renames.
+_OVERRIDES: dict[str, dict] = {
+    "per_device_train_batch_size": {"default": Versioned((("0.14.0", 1), ("0.15.0", 8))), "ge": 1},
+    "gradient_accumulation_steps": {"default": Versioned((("0.14.0", 8), ("0.15.0", 1))), "ge": 1},
+    "per_device_eval_batch_size": {"ge": 1},
+    "generation_batch_size": {"ge": 1},
+    "steps_per_generation": {"ge": 1},
+    "num_generations_eval": {"ge": 0},
+    "num_iterations": {"ge": 1},
+    "max_completion_length": {
+        "default": Versioned((("0.14.0", 256), ("1.10.0", 512))),
+        "ge": 1,
+    },
+    "temperature": {"default": Versioned((("0.14.0", 0.9), ("0.18.0", 1.0)))},
+    "top_p": {"ge": 0, "le": 1},
+    "top_k": {"default": Versioned((("0.16.0", 50), ("0.18.0", None), ("0.27.0", 0))), "ge": -1},
+    "min_p": {"ge": 0, "le": 1},
+    "repetition_penalty": {"gt": 0},
+    "top_entropy_quantile": {"ge": 0, "le": 1},
+    "vllm_gpu_memory_utilization": {
+        "default": Versioned((("0.14.0", 0.9), ("0.16.0", None), ("0.18.0", 0.3))),
+        "gt": 0,
+        "le": 1,
+    },
+    "vllm_tensor_parallel_size": {"ge": 1},
+    "vllm_mode": {
+        "default": Versioned((("0.18.0", "server"), ("1.0.0", "colocate"))),
+        "choices": (Choices("0.18.0", None, ("server", "colocate")),),
+    },
+    "beta": {"default": Versioned((("0.14.0", 0.04), ("0.19.0", 0.0))), "ge": 0},
+    "epsilon": {"ge": 0},
+    "epsilon_high": {"ge": 0},
+    "ref_model_mixup_alpha": {"ge": 0, "le": 1},
+    "ref_model_sync_steps": {"ge": 1},
+    "loss_type": {"default": Versioned((("0.17.0", "bnpo"), ("0.22.0", "dapo"))), "choices": LOSS_TYPES},
+    "scale_rewards": {
+        "kind": "bool|str",
+        "default": Versioned((("0.16.0", True), ("0.22.0", "group"))),
+        "choices": (
+            Choices("0.16.0", "0.22.0", (True, False)),
+            Choices("0.22.0", None, ("group", "batch", "none", True, False)),
+        ),
+    },
+    "importance_sampling_level": {"choices": (Choices("0.20.0", None, ("token", "sequence")),)},
+    "multi_objective_aggregation": {
+        "choices": (Choices("0.27.0", None, ("sum_then_normalize", "normalize_then_sum")),)
+    },
+    "vllm_importance_sampling_mode": {
+        "choices": (
+            Choices(
+                "0.26.0", None, ("token_truncate", "token_mask", "sequence_truncate", "sequence_mask")
+            ),
+        )
+    },
+    "dtype": {"choices": (Choices(None, None, ("auto", "bfloat16", "float16", "float32")),)},
+    # TrainingArguments
+    "learning_rate": {"ge": 0},
+    "num_train_epochs": {"ge": 0},
+    "max_steps": {"ge": -1},
+    "seed": {"ge": 0},
+    "data_seed": {"ge": 0},
+    "warmup_ratio": {"ge": 0, "le": 1},
+    "weight_decay": {"ge": 0},
+    "max_grad_norm": {"ge": 0},
+    # Removed or renamed (reference §2.2).
+    "vllm_device": {"note": "vLLM runs colocated (`vllm_mode: colocate`) or in `trl vllm-serve` (`vllm_mode: server`)"},
+    "vllm_dtype": {"note": "set the dtype on `trl vllm-serve` in server mode"},
+    "vllm_max_model_len": {"replacement": "vllm_max_model_length"},
+    "vllm_enable_prefix_caching": {"note": "set it on `trl vllm-serve`"},
+    "vllm_guided_decoding_regex": {"replacement": "vllm_structured_outputs_regex"},
+    "max_prompt_length": {"note": "GRPO no longer truncates prompts: filter long prompts out of the dataset"},
+    "use_liger_loss": {"replacement": "use_liger_kernel"},
+    "wandb_log_unique_prompts": {"replacement": "log_unique_prompts"},
+    "torch_dtype": {"replacement": "dtype"},
+}  # fmt: skip
+
+_EXTRA = (
+    # Written to os.environ by TrlParser before the dataclasses are parsed.
+    FieldSpec("env", "dict"),
+    # DatasetMixtureConfig (0.22+).
+    FieldSpec("datasets", "list", since="0.22.0"),
+    FieldSpec("streaming", "bool", False, since="0.22.0"),
+    FieldSpec("test_split_size", "float?", since="0.22.0", ge=0),
+)
+
+
+@cache
+def trl_table() -> FieldTable:
+    specs = table_from_kinds(load("training_arguments"))
+    for name, (kind, default, since, removed) in load("trl_fields").items():
+        specs[name] = FieldSpec(name, kind, default, since=since, removed=removed)
+    for spec in _EXTRA:
+        specs[spec.name] = spec
+    for name in ACCELERATE_KEYS:
+        specs[name] = FieldSpec(name, "int" if name.startswith("num_") else "any")
+    specs["num_processes"] = replace(specs["num_processes"], ge=1)
+    specs["num_machines"] = replace(specs["num_machines"], ge=1)
+    for name, changes in _OVERRIDES.items():
+        if name in specs:
+            specs[name] = replace(specs[name], **changes)
+    return FieldTable("trl", specs)

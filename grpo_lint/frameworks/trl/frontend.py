@@ -1,0 +1,98 @@
+"""TRL front end: TrlParser YAML/JSON configs onto a RunPlan, for one TRL version."""
+
+from __future__ import annotations
+
+from grpo_lint.frameworks.base import (
+    CANONICAL,
+    as_int,
+    classify_keys,
+    resolve_settings,
+    rules_at,
+    schema_for,
+)
+from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS, trl_table
+from grpo_lint.groups import Geometry, GroupRules
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.sources.document import Document
+from grpo_lint.versions import Target
+
+_LATE = "after the model loads"
+# Which batch must hold whole groups, by release (reference trl.md §1.0 and §1.2).
+GROUP_RULES = (
+    ("0.14.0", "0.15.0", GroupRules("none", "none")),
+    ("0.15.0", "0.17.0", GroupRules("global", "misleading", eval="num_generations", where=_LATE)),
+    ("0.17.0", "0.18.0", GroupRules("effective", "explicit", eval="num_generations", where=_LATE)),
+    ("0.18.0", "0.19.1", GroupRules("generation", "explicit", "rejected", "per_device", "num_generations")),
+    ("0.19.1", "0.20.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations")),
+    ("0.20.0", "0.22.0", GroupRules("generation", "explicit", "rejected", "global", "none")),
+    ("0.22.0", "0.26.1", GroupRules("generation", "explicit", "rejected", "global", "num_generations")),
+    ("0.26.1", None, GroupRules("generation", "explicit", "rejected", "global", "num_generations_eval")),
+)  # fmt: skip
+
+# Profiles shipped with `trl grpo --accelerate_config NAME` (0.18+): their process counts.
+ACCELERATE_PROFILES = {
+    "multi_gpu": 8, "zero1": 8, "zero2": 8, "zero3": 8, "fsdp1": 8, "fsdp2": 8, "single_gpu": 1,
+}  # fmt: skip
+
+
+def build(document: Document, target: Target, options: Options) -> RunPlan:
+    table = trl_table()
+    version = target.version
+    values = {k: e.value for k, e in document.entries.items()}
+    coerced, problems = schema_for(table, version).validate(values)
+    settings = resolve_settings(document, table, version, coerced, CANONICAL)
+    findings = classify_keys(document, table, version, ACCELERATE_KEYS, options.extra_keys)
+    world = _world_size(document, coerced, options)
+    rules = rules_at(GROUP_RULES, version)
+    eval_strategy = settings.get("eval_strategy", Setting("no")).value
+    geometry = Geometry(
+        world_size=as_int(world.value, 1),
+        per_device=as_int(settings["per_device_train_batch_size"].value, 8),
+        grad_accum=as_int(settings["gradient_accumulation_steps"].value, 1),
+        num_generations=as_int(settings["num_generations"].value, 8),
+        steps_per_generation=_optional_int(settings.get("steps_per_generation")),
+        generation_batch_size=_optional_int(settings.get("generation_batch_size")),
+        eval_per_device=as_int(settings["per_device_eval_batch_size"].value, 8),
+        num_generations_eval=_optional_int(settings.get("num_generations_eval")),
+        eval_enabled=eval_strategy not in (None, "no", "NO"),
+    )
+    return RunPlan(
+        path=document.path,
+        document=document,
+        target=target,
+        flavor="config",
+        settings=settings,
+        world_size=world,
+        group_rules=rules,
+        geometry=geometry,
+        problems=problems,
+        key_findings=findings,
+        specs=table.at(version),
+    )
+
+
+def _optional_int(setting: Setting | None) -> int | None:
+    if setting is None or setting.value is None:
+        return None
+    value = as_int(setting.value, 0)
+    return value if value > 0 else None
+
+
+def _world_size(document: Document, coerced: dict, options: Options) -> Setting:
+    if options.world_size is not None:
+        return Setting(options.world_size, None, None, "--world-size")
+    entry = document.entries.get("num_processes")
+    if entry is not None and isinstance(coerced.get("num_processes"), int):
+        machines = document.entries.get("num_machines")
+        note = "num_processes (total over all machines)" if machines else "num_processes"
+        return Setting(coerced["num_processes"], entry.key, entry.key_span, note)
+    profile = document.entries.get("accelerate_config")
+    if profile is not None and profile.value in ACCELERATE_PROFILES:
+        return Setting(
+            ACCELERATE_PROFILES[profile.value],
+            profile.key,
+            profile.value_span,
+            f"the `{profile.value}` accelerate profile",
+        )
+    return Setting(1, None, None, "assumed")

@@ -1,0 +1,149 @@
+"""Group geometry: which batch must hold whole groups, by framework version, and what passes.
+
+A front end picks the GroupRules of the target version (data) and fills a Geometry with the
+user's numbers; `check` then says what the framework would reject, in neutral terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from math import gcd
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRules:
+    """How a framework version checks groups."""
+
+    basis: str  # "none", "global" (W x B), "effective" (W x B x GA), "generation" (gbs)
+    min_group: (
+        str  # "none": N=1 accepted; "misleading": rejected by the divisibility text; "explicit"
+    )
+    both_set: str = (
+        "n/a"  # generation_batch_size with steps_per_generation: "rejected", "must_match"
+    )
+    gbs_divisor: str = "global"  # "global" (B x W) or "per_device" (TRL 0.18.0-0.19.0 bug)
+    eval: str = "none"  # "none", "num_generations", "num_generations_eval"
+    checks_need_groups: bool = False  # ms-swift >= 4.4 skips divisibility when N == 1
+    teacher_allows_one: bool = False  # ms-swift >= 4.4: N == 1 is fine with a teacher model
+    where: str = (
+        "at start-up"  # when the framework checks: "at start-up" or "after the model loads"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    world_size: int
+    per_device: int
+    grad_accum: int
+    num_generations: int
+    steps_per_generation: int | None = None
+    generation_batch_size: int | None = None
+    eval_per_device: int = 1
+    num_generations_eval: int | None = None
+    eval_enabled: bool = False
+    has_teacher: bool = False
+
+    @property
+    def global_batch(self) -> int:
+        return self.world_size * self.per_device
+
+    def steps(self) -> int:
+        """Steps per generation round as the framework derives it."""
+        if self.generation_batch_size is not None and self.steps_per_generation is None:
+            return self.generation_batch_size // max(self.global_batch, 1)
+        return self.steps_per_generation or self.grad_accum
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    code: str  # GRPO101, 102, 103, 104, 105
+    rejected: bool  # False: the framework accepts it (a warning, not an error)
+    batch: int = 0  # the batch that must hold whole groups
+    group: int = 0
+
+
+def group_batch(rules: GroupRules, g: Geometry) -> int:
+    """The batch that must be a whole number of groups."""
+    if rules.basis == "global":
+        return g.global_batch
+    if rules.basis == "effective":
+        return g.global_batch * g.grad_accum
+    if g.generation_batch_size is not None:
+        return g.generation_batch_size
+    return g.global_batch * g.steps()
+
+
+def check(rules: GroupRules, g: Geometry) -> list[Failure]:
+    failures: list[Failure] = []
+    n = g.num_generations
+    if n < 2 and not (rules.teacher_allows_one and g.has_teacher and n == 1):
+        failures.append(Failure("GRPO101", rules.min_group != "none", group=n))
+    if rules.basis == "generation":
+        gbs, spg = g.generation_batch_size, g.steps_per_generation
+        if gbs is not None and spg is not None:
+            if rules.both_set == "rejected":
+                failures.append(Failure("GRPO104", True))
+            elif gbs != g.global_batch * spg:
+                failures.append(Failure("GRPO104", True, batch=g.global_batch * spg))
+        elif gbs is not None and g.global_batch and gbs % g.global_batch:
+            per_device_only = rules.gbs_divisor == "per_device" and gbs % g.per_device == 0
+            failures.append(Failure("GRPO105", not per_device_only, batch=gbs))
+    skip = n < 2 or (rules.checks_need_groups and n <= 1)
+    if rules.basis != "none" and not skip:
+        batch = group_batch(rules, g)
+        if batch % n:
+            failures.append(Failure("GRPO102", True, batch=batch, group=n))
+    if rules.eval != "none" and g.eval_enabled and not (rules.checks_need_groups and n <= 1):
+        n_eval = n
+        if rules.eval == "num_generations_eval" and g.num_generations_eval:
+            n_eval = g.num_generations_eval
+        eval_batch = g.world_size * g.eval_per_device
+        if n_eval >= 1 and eval_batch % n_eval:
+            failures.append(Failure("GRPO103", True, batch=eval_batch, group=n_eval))
+    return failures
+
+
+def valid_world_sizes(rules: GroupRules, g: Geometry, limit: int = 64) -> list[int]:
+    """Process counts up to `limit` for which the framework accepts the geometry."""
+    return [
+        w
+        for w in range(1, limit + 1)
+        if not [f for f in check(rules, replace(g, world_size=w)) if f.rejected]
+    ]
+
+
+def divisors_at_least_two(n: int) -> list[int]:
+    return [d for d in range(2, n + 1) if n % d == 0] if n > 0 else []
+
+
+def nearest(values: list[int], target: int, count: int) -> list[int]:
+    return sorted(sorted(values, key=lambda v: (abs(v - target), v))[:count])
+
+
+def lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b) if a and b else 0
+
+
+def spell_list(values: list[int | str], conjunction: str = "or") -> str:
+    items = [str(v) for v in values]
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def spell_ranges(values: list[int]) -> str:
+    """1, 2, 3, 4, 8 -> '1-4 and 8'."""
+    runs: list[str] = []
+    start = prev = None
+    for v in [*values, None]:
+        if v is not None and prev is not None and v == prev + 1:
+            prev = v
+            continue
+        if start is not None:
+            runs.append(
+                f"{start}-{prev}"
+                if prev != start and prev - start > 1
+                else (f"{start}, {prev}" if prev != start else str(start))
+            )
+        start = prev = v
+    return spell_list(runs, "and")

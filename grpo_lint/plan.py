@@ -1,0 +1,69 @@
+"""RunPlan: one framework-neutral description of a run, each value traced to the key that set it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.frameworks.fields import FieldSpec
+from grpo_lint.frameworks.schema import ValueProblem
+from grpo_lint.groups import Geometry, GroupRules
+from grpo_lint.sources.document import Document, Entry
+from grpo_lint.versions import Target
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A resolved value: what it is, which key set it (None = the version's default) and where."""
+
+    value: Any
+    key: str | None = None
+    span: Span | None = None
+    origin: str = "default"  # "file", "default", "--world-size", or a description
+
+    @property
+    def explicit(self) -> bool:
+        return self.key is not None
+
+    def label(self, name: str) -> str:
+        """How a message names it: the user's key, or the neutral name marked as a default."""
+        return self.key if self.key else f"{name} (default)"
+
+
+@dataclass(frozen=True, slots=True)
+class KeyFinding:
+    """A key that the target version does not accept as written."""
+
+    entry: Entry
+    status: str  # "unknown", "removed", "not_yet", "misplaced"
+    suggestion: str | None = None
+    spec: FieldSpec | None = None
+
+
+@dataclass(slots=True)
+class RunPlan:
+    path: str
+    document: Document
+    target: Target
+    flavor: str  # "config" or "args.json"
+    settings: dict[str, Setting]
+    world_size: Setting
+    group_rules: GroupRules
+    geometry: Geometry
+    problems: list[ValueProblem] = field(default_factory=list)
+    key_findings: list[KeyFinding] = field(default_factory=list)
+    specs: dict[str, FieldSpec] = field(default_factory=dict)
+
+    @property
+    def framework(self) -> str:
+        return self.target.framework
+
+    def get(self, name: str) -> Setting:
+        return self.settings.get(name) or Setting(None)
+
+    def value(self, name: str) -> Any:
+        return self.get(name).value
+
+    def entry(self, key: str) -> Entry | None:
+        return self.document.entries.get(key)

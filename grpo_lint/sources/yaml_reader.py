@@ -1,0 +1,174 @@
+"""Read YAML and JSON configs with positions, using PyYAML's composer (the C one where present)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.sources.document import Document, Entry, ReadProblem
+
+try:  # libyaml is several times faster; fall back to pure Python when it is absent.
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+MAX_BYTES = 8 * 1024 * 1024
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def read_bytes(path: Path) -> bytes | ReadProblem:
+    try:
+        if path.stat().st_size > MAX_BYTES:
+            return ReadProblem(
+                f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; not a config"
+            )
+        return path.read_bytes()
+    except IsADirectoryError:
+        return ReadProblem("is a directory, not a file")
+    except OSError as exc:
+        return ReadProblem(f"cannot be read: {exc.strerror or exc}")
+
+
+def decode(data: bytes) -> str | ReadProblem:
+    """Decode UTF-8 text; a NUL byte or invalid UTF-8 means a binary file."""
+    nul = data.find(b"\x00", 0, 8192)
+    if nul >= 0:
+        return ReadProblem("is a binary file (NUL byte), not a config", _offset_span(data, nul))
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return ReadProblem(
+            f"is not UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            _offset_span(data, exc.start),
+        )
+
+
+def _offset_span(data: bytes, offset: int) -> Span:
+    line = data.count(b"\n", 0, offset) + 1
+    column = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+    return Span.point(line, column)
+
+
+def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
+    """Parse text. None means an empty document (nothing to lint)."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        if root is None:
+            return None
+        if not isinstance(root, yaml.MappingNode):
+            kind = "a list" if isinstance(root, yaml.SequenceNode) else "a single value"
+            return ReadProblem(
+                f"top level is {kind}; a GRPO config is a mapping of `key: value`",
+                _span(root, text.splitlines()),
+                text,
+            )
+        document = Document(path=path, text=text, format=fmt, entries={})
+        for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines()):
+            document.entries[key] = entry
+        return document
+    except yaml.MarkedYAMLError as exc:
+        if fmt == "json":
+            fallback = _parse_json(text, path)
+            if fallback is not None:
+                return fallback
+        return _yaml_problem(exc, text)
+    except yaml.YAMLError as exc:
+        return ReadProblem(f"is not valid {fmt.upper()}: {exc}", None, text)
+    except RecursionError:
+        return ReadProblem("nests too deeply to be a config", None, text)
+    finally:
+        loader.dispose()
+
+
+def _mapping_entries(
+    loader: Any,
+    node: yaml.MappingNode,
+    depth: int,
+    duplicates: list[tuple[Entry, Entry]],
+    lines: list[str],
+) -> list[tuple[str, Entry]]:
+    if any(key.tag == _MERGE_TAG for key, _ in node.value):
+        loader.flatten_mapping(node)
+    seen: dict[str, Entry] = {}
+    result: list[tuple[str, Entry]] = []
+    for key_node, value_node in node.value:
+        raw_key = loader.construct_object(key_node, deep=True)
+        key = raw_key if isinstance(raw_key, str) else str(raw_key)
+        value = loader.construct_object(value_node, deep=True)
+        entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))
+        if isinstance(value_node, yaml.MappingNode) and depth < 2:
+            entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines))
+        elif isinstance(value_node, yaml.SequenceNode):
+            entry.item_spans = [_span(item, lines) for item in value_node.value]
+        if key in seen:
+            duplicates.append((seen[key], entry))
+        seen[key] = entry
+        result.append((key, entry))
+    return result
+
+
+def _span(node: yaml.Node, lines: list[str] | None = None) -> Span:
+    start, end = node.start_mark, node.end_mark
+    if end.line > start.line and end.column == 0:
+        # A block value ends at the start of the next line: end it at the end of its last line.
+        length = len(lines[end.line - 1]) if lines and end.line <= len(lines) else 0
+        return Span(start.line + 1, start.column + 1, end.line, length + 1)
+    return Span(
+        start.line + 1, start.column + 1, end.line + 1, max(end.column + 1, start.column + 2)
+    )
+
+
+def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> ReadProblem:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or "syntax error"
+    if exc.context and exc.context not in problem:
+        problem = f"{problem} ({exc.context})"
+    span = Span.point(mark.line + 1, mark.column + 1) if mark is not None else None
+    return ReadProblem(f"syntax error: {problem}", span, text)
+
+
+def _parse_json(text: str, path: str) -> Document | ReadProblem | None:
+    """JSON that PyYAML rejects (tabs, some escapes): parse it with json and locate keys by text."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return ReadProblem(f"syntax error: {exc.msg}", Span.point(exc.lineno, exc.colno), text)
+    if not isinstance(value, dict):
+        return ReadProblem("top level is not an object; a GRPO config is a mapping", None, text)
+    document = Document(path=path, text=text, format="json", entries={})
+    for key, item in value.items():
+        span = _find_json_key(text, key)
+        document.entries[str(key)] = Entry(str(key), item, span, span)
+    return document
+
+
+def _find_json_key(text: str, key: str) -> Span:
+    match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
+    if match is None:
+        return Span.point(1, 1)
+    start = match.start()
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    return Span(line, column, line, column + len(json.dumps(key)))
+
+
+def read(path: Path, display: str) -> Document | ReadProblem | None:
+    data = read_bytes(path)
+    if isinstance(data, ReadProblem):
+        return data
+    text = decode(data)
+    if isinstance(text, ReadProblem):
+        return text
+    fmt = "json" if path.suffix.lower() == ".json" else "yaml"
+    return parse(text, display, fmt)
+
+
+def read_text(text: str, display: str) -> Document | ReadProblem | None:
+    fmt = "json" if display.lower().endswith(".json") else "yaml"
+    return parse(text, display, fmt)
