@@ -34,9 +34,7 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
     type=click.Choice(["trl", "swift"]),
     help="Treat every file as a config of this framework instead of detecting it.",
 )
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True
-)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes or prefixes.")
 @click.option("--extra-keys", multiple=True, metavar="KEYS", help="Keys your own script defines.")
@@ -96,8 +94,6 @@ def main(
         extra_keys=frozenset(k.strip() for v in extra_keys for k in v.split(",") if k.strip()),
     )
     report = lint_paths(list(paths), options)
-    use_color = color == "always" or (
-        color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    )
+    use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
     click.echo(render(report, fmt, use_color), nl=False, color=use_color)
     sys.exit(report.exit_code(Severity.parse(fail_on)))

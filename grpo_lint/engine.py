@@ -61,9 +61,7 @@ def lint_text(text: str, display: str, options: Options) -> FileResult:
     return _lint_parsed(yaml_reader.read_text(text, display), display, True, options)
 
 
-def _lint_parsed(
-    parsed: Document | ReadProblem | None, display: str, explicit: bool, options: Options
-) -> FileResult:
+def _lint_parsed(parsed: Document | ReadProblem | None, display: str, explicit: bool, options: Options) -> FileResult:
     if parsed is None:
         return FileResult(display, "skipped", note="empty")
     if isinstance(parsed, ReadProblem):
@@ -101,9 +99,7 @@ def lint_document(document: Document, options: Options) -> FileResult:
             return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
         framework = detection.framework
     recorded = document.entries.get("swift_version") if framework == "swift" else None
-    target = resolve_target(
-        framework, options.targets, str(recorded.value) if recorded is not None else None
-    )
+    target = resolve_target(framework, options.targets, str(recorded.value) if recorded is not None else None)
     if framework == "trl":
         from grpo_lint.frameworks.trl.frontend import build
     else:

@@ -15,19 +15,13 @@ class GroupRules:
     """How a framework version checks groups."""
 
     basis: str  # "none", "global" (W x B), "effective" (W x B x GA), "generation" (gbs)
-    min_group: (
-        str  # "none": N=1 accepted; "misleading": rejected by the divisibility text; "explicit"
-    )
-    both_set: str = (
-        "n/a"  # generation_batch_size with steps_per_generation: "rejected", "must_match"
-    )
+    min_group: str  # "none": N=1 accepted; "misleading": rejected by the divisibility text; "explicit"
+    both_set: str = "n/a"  # generation_batch_size with steps_per_generation: "rejected", "must_match"
     gbs_divisor: str = "global"  # "global" (B x W) or "per_device" (TRL 0.18.0-0.19.0 bug)
     eval: str = "none"  # "none", "num_generations", "num_generations_eval"
     checks_need_groups: bool = False  # ms-swift >= 4.4 skips divisibility when N == 1
     teacher_allows_one: bool = False  # ms-swift >= 4.4: N == 1 is fine with a teacher model
-    where: str = (
-        "at start-up"  # when the framework checks: "at start-up" or "after the model loads"
-    )
+    where: str = "at start-up"  # when the framework checks: "at start-up" or "after the model loads"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +99,7 @@ def check(rules: GroupRules, g: Geometry) -> list[Failure]:
 
 def valid_world_sizes(rules: GroupRules, g: Geometry, limit: int = 64) -> list[int]:
     """Process counts up to `limit` for which the framework accepts the geometry."""
-    return [
-        w
-        for w in range(1, limit + 1)
-        if not [f for f in check(rules, replace(g, world_size=w)) if f.rejected]
-    ]
+    return [w for w in range(1, limit + 1) if not [f for f in check(rules, replace(g, world_size=w)) if f.rejected]]
 
 
 def divisors_at_least_two(n: int) -> list[int]:

@@ -48,9 +48,7 @@ def parse_target(text: str) -> Target:
     except InvalidVersion:
         raise TargetError(f"--target {text!r}: {version_text!r} is not a version") from None
     if version < FIRST_GRPO[framework]:
-        raise TargetError(
-            f"--target {text!r}: {DISPLAY[framework]} has no GRPO before {FIRST_GRPO[framework]}"
-        )
+        raise TargetError(f"--target {text!r}: {DISPLAY[framework]} has no GRPO before {FIRST_GRPO[framework]}")
     return Target(framework, version, "--target")
 
 
@@ -65,9 +63,7 @@ def installed_version(framework: str) -> Version | None:
         return None
 
 
-def resolve_target(
-    framework: str, explicit: dict[str, Target], file_version: str | None = None
-) -> Target:
+def resolve_target(framework: str, explicit: dict[str, Target], file_version: str | None = None) -> Target:
     """--target beats the version a file records (args.json) beats the installed one beats the newest."""
     if framework in explicit:
         return explicit[framework]

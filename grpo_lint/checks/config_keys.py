@@ -148,9 +148,7 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             else:
                 severity = None
             listed = ", ".join(shown(c) for c in choices)
-            message = (
-                f"`{key}: {shown(value)}` is not accepted by {fw(plan)}; choose one of {listed}."
-            )
+            message = f"`{key}: {shown(value)}` is not accepted by {fw(plan)}; choose one of {listed}."
             fix = None
             if spec.name == "scale_rewards" and isinstance(value, str) and value.lower() in _TRUTHY:
                 message += (
@@ -158,9 +156,7 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                     "the first step; a YAML boolean is mapped to 'group'/'none'."
                 )
                 fix = f"`{key}: {'group' if value.lower() in ('true', 'yes', '1') else 'none'}`"
-            yield report(
-                plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key
-            )
+            yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key)
 
 
 def _accepted(value: object, choices: tuple[object, ...]) -> bool:

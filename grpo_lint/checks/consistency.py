@@ -111,11 +111,7 @@ def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 severity=Severity.WARNING,
             )
         async_generate = plan.get("async_generate")
-        if (
-            async_generate.value is True
-            and version >= Version("3.5.0")
-            and vllm_mode(plan) != "server"
-        ):
+        if async_generate.value is True and version >= Version("3.5.0") and vllm_mode(plan) != "server":
             yield report(
                 plan,
                 "GRPO401",
@@ -125,9 +121,7 @@ def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix="`vllm_mode: server` with a `swift rollout` server, or `async_generate: false`",
             )
     elif use_vllm.value and not mode.explicit and version >= Version("1.0.0"):
-        servers = [
-            plan.get(k) for k in ("vllm_server_base_url", "vllm_server_host", "vllm_server_port")
-        ]
+        servers = [plan.get(k) for k in ("vllm_server_base_url", "vllm_server_host", "vllm_server_port")]
         given = [s for s in servers if s.explicit]
         if given:
             yield report(
@@ -168,9 +162,11 @@ def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diag
         "GRPO402",
         f"{tp.label('vllm_tensor_parallel_size')} {tp.value} does not divide the world size {world} "
         f"({plan.world_size.origin}): colocated vLLM groups the training processes into tensor-"
-        f'parallel groups of {tp.value}. {fw(plan)} stops: "{name} ({tp.value}) must divide world size ({world}) evenly."',
+        f"parallel groups of {tp.value}. {fw(plan)} stops: "
+        f'"{name} ({tp.value}) must divide world size ({world}) evenly."',
         tp if tp.span else plan.world_size,
-        fix=f"{name_of(plan, 'vllm_tensor_parallel_size')} {spell(divisors)}; or a world size that is a multiple of {tp.value}",
+        fix=f"{name_of(plan, 'vllm_tensor_parallel_size')} {spell(divisors)}; "
+        f"or a world size that is a multiple of {tp.value}",
     )
 
 
@@ -218,9 +214,7 @@ def sync_ref_without_kl(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
     sync, beta = plan.get("sync_ref_model"), plan.get("beta")
     if sync.value is not True:
         return
-    beta_value = (
-        beta.value if beta.value is not None else (0.04 if plan.framework == "swift" else 0.0)
-    )
+    beta_value = beta.value if beta.value is not None else (0.04 if plan.framework == "swift" else 0.0)
     if beta_value != 0:
         return
     rejected = plan.framework == "trl" and plan.target.version >= Version("0.28.0")
@@ -228,11 +222,7 @@ def sync_ref_without_kl(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
         f"{sync.key} is true but {beta.label('beta')} is 0: with beta 0 no reference model is "
         "loaded, so there is nothing to synchronise."
     )
-    message += (
-        f" {fw(plan)} stops at start-up."
-        if rejected
-        else f" {fw(plan)} accepts it; the setting does nothing."
-    )
+    message += f" {fw(plan)} stops at start-up." if rejected else f" {fw(plan)} accepts it; the setting does nothing."
     yield report(
         plan,
         "GRPO404",
@@ -269,11 +259,7 @@ def clip_bounds(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         plan.get("vllm_importance_sampling_clip_min"),
         plan.get("vllm_importance_sampling_clip_max"),
     )
-    if (
-        isinstance(cmin.value, int | float)
-        and isinstance(cmax.value, int | float)
-        and cmin.value >= cmax.value
-    ):
+    if isinstance(cmin.value, int | float) and isinstance(cmax.value, int | float) and cmin.value >= cmax.value:
         at = cmin if cmin.explicit else cmax
         yield report(
             plan,

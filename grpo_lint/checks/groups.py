@@ -43,10 +43,7 @@ def _batch_words(plan: RunPlan, batch: int) -> str:
     if rules.basis == "global":
         return f"global train batch {batch} ({procs} x {per_device})"
     if rules.basis == "effective":
-        return (
-            f"effective train batch {batch} ({procs} x {per_device} x "
-            f"{g.grad_accum} gradient accumulation steps)"
-        )
+        return f"effective train batch {batch} ({procs} x {per_device} x {g.grad_accum} gradient accumulation steps)"
     if g.generation_batch_size is not None:
         return f"{name_of(plan, 'generation_batch_size')} {batch}"
     if g.steps_per_generation is not None:
@@ -165,24 +162,18 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             step = lcm(n, max(g.global_batch, 1))
             multiples = [step * k for k in range(1, 65)]
             fixes.append(
-                f"{name_of(plan, 'generation_batch_size')} "
-                f"{spell_list(nearest(multiples, g.generation_batch_size, 2))}"
+                f"{name_of(plan, 'generation_batch_size')} {spell_list(nearest(multiples, g.generation_batch_size, 2))}"
             )
         else:
             sizes = [
                 b
                 for b in range(1, max(64, 4 * g.per_device) + 1)
                 if b != g.per_device
-                and not [
-                    f
-                    for f in check(rules, replace(g, per_device=b))
-                    if f.code in ("GRPO102", "GRPO105")
-                ]
+                and not [f for f in check(rules, replace(g, per_device=b)) if f.code in ("GRPO102", "GRPO105")]
             ]
             if sizes:
                 fixes.append(
-                    f"{name_of(plan, 'per_device_train_batch_size')} "
-                    f"{spell_list(nearest(sizes, g.per_device, 2))}"
+                    f"{name_of(plan, 'per_device_train_batch_size')} {spell_list(nearest(sizes, g.per_device, 2))}"
                 )
         yield report(
             plan,
@@ -262,8 +253,7 @@ def conflicting_generation_size(plan: RunPlan, options: Options) -> Iterator[Dia
             "GRPO104",
             message,
             _anchor(plan, "generation_batch_size"),
-            fix=f"delete `{gbs_key}` (with {spg_key} {g.steps_per_generation} it is {implied}), "
-            f"or delete `{spg_key}`",
+            fix=f"delete `{gbs_key}` (with {spg_key} {g.steps_per_generation} it is {implied}), or delete `{spg_key}`",
             key=gbs_key,
         )
 
@@ -308,9 +298,7 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
 def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     world = plan.world_size
-    if world.origin == "assumed" or (
-        world.key and world.value == 1 and "applies ENV" in world.origin
-    ):
+    if world.origin == "assumed" or (world.key and world.value == 1 and "applies ENV" in world.origin):
         valid = valid_world_sizes(plan.group_rules, plan.geometry)
         where = (
             f"valid on {spell_ranges(valid)} process{'es' if valid != [1] else ''}"

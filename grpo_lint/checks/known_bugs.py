@@ -26,12 +26,7 @@ def known_duplicate_bug(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
         return
     v, mode = plan.target.version, vllm_mode(plan)
     tp = plan.get("vllm_tensor_parallel_size")
-    if (
-        Version("3.5.0") <= v < Version("3.5.3")
-        and mode == "colocate"
-        and isinstance(tp.value, int)
-        and tp.value > 1
-    ):
+    if Version("3.5.0") <= v < Version("3.5.3") and mode == "colocate" and isinstance(tp.value, int) and tp.value > 1:
         yield report(
             plan,
             "GRPO304",

@@ -60,9 +60,7 @@ def greedy_temperature(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             continue
         message = f"{label} {shown(value)} makes sampling greedy: {_SAMENESS}."
         if plan.framework == "trl" and plan.target.version >= Version("1.15.0") and number == 0:
-            message += (
-                f" {fw(plan)} also divides the logits by it (ZeroDivisionError at the first step)."
-            )
+            message += f" {fw(plan)} also divides the logits by it (ZeroDivisionError at the first step)."
         elif number == 0:
             message += " The trainer also divides the logits by it (inf/NaN log-probabilities)."
         default = plan.specs["temperature"].default_at(plan.target.version)

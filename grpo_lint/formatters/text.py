@@ -45,9 +45,7 @@ def _render_one(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
         gutter = " " * width
         block.append(_style(f"  {d.span.line} | ", color, fg="blue") + source)
         block.append(
-            _style(f"  {gutter} | ", color, fg="blue")
-            + " " * start
-            + _style(caret, color, fg=_COLORS[d.severity])
+            _style(f"  {gutter} | ", color, fg="blue") + " " * start + _style(caret, color, fg=_COLORS[d.severity])
         )
     if d.fix:
         block.append("  " + _style("fix:", color, fg="green", bold=True) + f" {d.fix}")

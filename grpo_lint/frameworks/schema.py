@@ -58,9 +58,7 @@ class Schema:
 
     def __init__(self, table: FieldTable, version: Version) -> None:
         self.specs = table.at(version)
-        fields: dict[str, Any] = {
-            name: (annotation_for(spec), None) for name, spec in self.specs.items()
-        }
+        fields: dict[str, Any] = {name: (annotation_for(spec), None) for name, spec in self.specs.items()}
         self.model: type[BaseModel] = create_model(  # type: ignore[call-overload]
             f"{table.framework}_{version}".replace(".", "_"),
             __config__=ConfigDict(extra="ignore", coerce_numbers_to_str=True),
@@ -113,20 +111,8 @@ def _describe(error: Any, spec: FieldSpec) -> str:
 
 
 def _range_text(spec: FieldSpec) -> str:
-    low = (
-        f"> {spec.gt:g}"
-        if spec.gt is not None
-        else f">= {spec.ge:g}"
-        if spec.ge is not None
-        else ""
-    )
-    high = (
-        f"< {spec.lt:g}"
-        if spec.lt is not None
-        else f"<= {spec.le:g}"
-        if spec.le is not None
-        else ""
-    )
+    low = f"> {spec.gt:g}" if spec.gt is not None else f">= {spec.ge:g}" if spec.ge is not None else ""
+    high = f"< {spec.lt:g}" if spec.lt is not None else f"<= {spec.le:g}" if spec.le is not None else ""
     if low and high:
         left = "(" if spec.gt is not None else "["
         right = ")" if spec.lt is not None else "]"

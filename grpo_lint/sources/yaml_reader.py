@@ -24,9 +24,7 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 def read_bytes(path: Path) -> bytes | ReadProblem:
     try:
         if path.stat().st_size > MAX_BYTES:
-            return ReadProblem(
-                f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; not a config"
-            )
+            return ReadProblem(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; not a config")
         return path.read_bytes()
     except IsADirectoryError:
         return ReadProblem("is a directory, not a file")
@@ -119,9 +117,7 @@ def _span(node: yaml.Node, lines: list[str] | None = None) -> Span:
         # A block value ends at the start of the next line: end it at the end of its last line.
         length = len(lines[end.line - 1]) if lines and end.line <= len(lines) else 0
         return Span(start.line + 1, start.column + 1, end.line, length + 1)
-    return Span(
-        start.line + 1, start.column + 1, end.line + 1, max(end.column + 1, start.column + 2)
-    )
+    return Span(start.line + 1, start.column + 1, end.line + 1, max(end.column + 1, start.column + 2))
 
 
 def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> ReadProblem:

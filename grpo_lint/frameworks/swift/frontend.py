@@ -65,8 +65,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
                     ValueProblem(
                         key,
                         "swift_null",
-                        "is null, which ms-swift passes on as the string 'None': not a "
-                        f"{specs[name].base_kind}",
+                        f"is null, which ms-swift passes on as the string 'None': not a {specs[name].base_kind}",
                     )
                 )
             continue

@@ -1,0 +1,59 @@
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grpo_lint.engine import lint_text
+from grpo_lint.options import Options
+from grpo_lint.versions import parse_target
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+
+
+def options_from(args: str) -> Options:
+    """Options from a command-line fragment: --target X --world-size N --framework F."""
+    options = Options()
+    words = shlex.split(args)
+    for flag, value in zip(words[::2], words[1::2], strict=True):
+        if flag == "--target":
+            target = parse_target(value)
+            options.targets[target.framework] = target
+        elif flag == "--world-size":
+            options.world_size = int(value)
+        elif flag == "--framework":
+            options.framework = value
+        else:
+            raise ValueError(flag)
+    return options
+
+
+def lint(text: str, args: str = "--target trl==1.16.0 --world-size 8", name: str = "config.yaml"):
+    return lint_text(text, name, options_from(args)).diagnostics
+
+
+def codes(text: str, args: str = "--target trl==1.16.0 --world-size 8") -> list[str]:
+    return sorted(d.code for d in lint(text, args))
+
+
+def run_cli(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "grpo_lint", *args],
+        capture_output=True,
+        text=True,
+        input=stdin,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
+
+
+@pytest.fixture
+def shared() -> Path:
+    if not (SHARED / "corpus").is_dir():
+        pytest.skip("../shared is not present")
+    return SHARED

@@ -1,0 +1,47 @@
+"""Every rule has a page under rules/, and every page's examples behave as the page says."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from grpo_lint.checks import all_rules
+
+from .conftest import ROOT, lint
+
+PAGES = sorted((ROOT / "rules").glob("GRPO*.md"))
+_BLOCK = re.compile(r"```(\w+) (fail|pass)\n(.*?)```", re.S)
+_OPTIONS = re.compile(r"<!-- grpo-lint-example: (.*?) -->")
+
+
+def examples(page):
+    text = page.read_text()
+    options = _OPTIONS.search(text)
+    blocks = {kind: body for _, kind, body in _BLOCK.findall(text)}
+    return options.group(1) if options else "", blocks
+
+
+def test_every_rule_has_a_page_and_every_page_a_rule():
+    assert {p.stem for p in PAGES} == set(all_rules())
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_failing_example_raises_exactly_its_rule(page):
+    options, blocks = examples(page)
+    found = {d.code for d in lint(blocks["fail"], options)}
+    assert found == {page.stem}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_fixed_example_is_clean(page):
+    options, blocks = examples(page)
+    assert [(d.code, d.message) for d in lint(blocks["pass"], options)] == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_page_has_the_sections_users_expect(page):
+    text = page.read_text()
+    for heading in ("## What it does", "## Why is this bad?", "## Example", "Use instead:"):
+        assert heading in text
+    assert all_rules()[page.stem].name in text.splitlines()[0]
