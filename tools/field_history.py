@@ -31,9 +31,7 @@ def tags(git_dir: str) -> list[str]:
 
 
 def fields_at(git_dir: str, tag: str, path: str, cls: str) -> set[str] | None:
-    shown = subprocess.run(
-        ["git", "-C", git_dir, "show", f"{tag}:{path}"], capture_output=True, text=True
-    )
+    shown = subprocess.run(["git", "-C", git_dir, "show", f"{tag}:{path}"], capture_output=True, text=True)
     if shown.returncode != 0:
         return None
     tree = ast.parse(shown.stdout)

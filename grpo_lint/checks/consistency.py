@@ -325,7 +325,7 @@ def server_list_mismatch(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         plan,
         "GRPO408",
         f"{hosts.key} lists {n_hosts} server{'s' if n_hosts != 1 else ''} but "
-        f"{ports.label('vllm_server_port')} has {n_ports} port{'s' if n_ports != 1 else ''}"
+        f"{ports.key or 'vllm_server_port'} has {n_ports} port{'s' if n_ports != 1 else ''}"
         + (" (the default is [8000])" if not ports.explicit else "")
         + f'; {fw(plan)} stops: "host and server_port must have same length when lists are provided".',
         hosts,

@@ -1,0 +1,125 @@
+"""The command as a user runs it: a subprocess, its output and its exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from .conftest import ROOT, run_cli
+
+GOOD = "num_processes: 4\nper_device_train_batch_size: 8\nnum_generations: 8\n"
+BAD = "num_processes: 4\nper_device_train_batch_size: 6\nnum_generations: 16\n"
+ENV = {**os.environ, "NO_COLOR": "1"}
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_clean_config_exits_0(tmp_path):
+    result = run_cli(write(tmp_path, "good.yaml", GOOD), "--target", "trl==1.16.0")
+    assert result.returncode == 0, result.stdout
+    assert "All checks passed" in result.stdout
+
+
+def test_broken_groups_exit_1_with_position_and_fix(tmp_path):
+    path = write(tmp_path, "bad.yaml", BAD)
+    result = run_cli(path, "--target", "trl==1.16.0", env=ENV)
+    assert result.returncode == 1
+    assert f"{path}:3:1: error[GRPO102] generation batch 24 (6 per device x 4 processes x 1 gradient" in result.stdout
+    assert "  3 | num_generations: 16" in result.stdout
+    assert "fix: num_generations 4, 6, 8, 12 or 24; or run on 8, 16 or 24 processes" in result.stdout
+    assert "\x1b[" not in result.stdout  # piped: no colour
+
+
+def test_json_format(tmp_path):
+    path = write(tmp_path, "bad.yaml", BAD)
+    result = run_cli(path, "--target", "trl==1.16.0", "--format", "json")
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    (diagnostic,) = data["diagnostics"]
+    assert diagnostic["code"] == "GRPO102" and diagnostic["severity"] == "error"
+    assert (diagnostic["line"], diagnostic["column"], diagnostic["key"]) == (3, 1, "num_generations")
+    assert diagnostic["end_line"] == 3 and diagnostic["end_column"] == 16
+    assert diagnostic["fix"].startswith("num_generations 4, 6, 8, 12 or 24")
+    assert data["summary"]["errors"] == 1 and data["summary"]["files_checked"] == 1
+
+
+def test_usage_errors_exit_2(tmp_path):
+    path = write(tmp_path, "good.yaml", GOOD)
+    assert run_cli().returncode == 2
+    bad_target = run_cli(path, "--target", "trl=0.19")
+    assert bad_target.returncode == 2 and "FRAMEWORK==VERSION" in bad_target.stderr
+    assert run_cli(path, "--target", "trl==0.10.0").returncode == 2
+    assert run_cli(path, "--world-size", "0").returncode == 2
+    assert run_cli(path, "--select", "E501").returncode == 2
+    assert "Traceback" not in bad_target.stderr
+
+
+def test_select_ignore_and_fail_on(tmp_path):
+    path = write(tmp_path, "c.yaml", BAD + "temperature: 0.1\n")
+    assert run_cli(path, "--target", "trl==1.16.0", "--ignore", "GRPO102").returncode == 0
+    assert run_cli(path, "--target", "trl==1.16.0", "--ignore", "GRPO102", "--fail-on", "warning").returncode == 1
+    only = run_cli(path, "--target", "trl==1.16.0", "--select", "GRPO2", "--format", "json")
+    assert {d["code"] for d in json.loads(only.stdout)["diagnostics"]} == {"GRPO205"}
+
+
+def test_world_size_flag_overrides_the_file(tmp_path):
+    path = write(tmp_path, "c.yaml", BAD)
+    assert run_cli(path, "--target", "trl==1.16.0", "--world-size", "8").returncode == 0
+
+
+def test_bad_inputs_are_diagnostics_not_tracebacks(tmp_path):
+    binary = tmp_path / "model.json"
+    binary.write_bytes(b"\x00\x01\x02binary")
+    broken = write(tmp_path, "broken.yaml", "num_generations: 8\nreward_funcs: [a\n")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes("num_generations: 8 # caf\xe9\n".encode("latin-1"))
+    directory = tmp_path / "configs.yaml"
+    directory.mkdir()
+    listing = write(tmp_path, "list.yaml", "- a\n- b\n")
+    missing = str(tmp_path / "missing.yaml")
+    result = run_cli(str(binary), broken, str(latin), listing, missing, "--format", "json")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    found = {(d["path"], d["code"], d["line"]) for d in json.loads(result.stdout)["diagnostics"]}
+    assert (str(binary), "GRPO001", 1) in found
+    assert (broken, "GRPO001", 3) in found
+    assert (str(latin), "GRPO001", 1) in found
+    assert (listing, "GRPO001", 1) in found
+    assert (missing, "GRPO001", 1) in found
+    # A directory is walked, even one whose name ends in .yaml.
+    assert run_cli(str(directory)).returncode == 0
+
+
+def test_directories_skip_files_that_are_not_grpo_configs(tmp_path):
+    (tmp_path / "sub").mkdir()
+    write(tmp_path, "sub/workflow.yml", "on: push\njobs: {}\n")
+    write(tmp_path, "package.json", '{"name": "x"}')
+    write(tmp_path, "list.yaml", "- 1\n")
+    write(tmp_path, "accelerate.yaml", "distributed_type: MULTI_GPU\nnum_processes: 8\n")
+    write(tmp_path, "sub/bad.yaml", BAD)
+    result = run_cli(str(tmp_path), "--target", "trl==1.16.0", "--format", "json")
+    data = json.loads(result.stdout)
+    assert result.returncode == 1
+    assert {d["code"] for d in data["diagnostics"]} == {"GRPO102"}
+    assert data["summary"]["files_checked"] == 1 and data["summary"]["files_skipped"] == 4
+
+
+def test_examples_directory_lints_as_documented():
+    good = run_cli(str(ROOT / "examples" / "trl" / "grpo_qwen_8gpu.yaml"))
+    assert good.returncode == 0, good.stdout
+    bad = run_cli(str(ROOT / "examples" / "trl" / "broken_groups.yaml"), "--format", "json")
+    assert bad.returncode == 1
+    assert {d["code"] for d in json.loads(bad.stdout)["diagnostics"]} >= {"GRPO102", "GRPO201"}
+
+
+def test_color_when_forced(tmp_path):
+    result = run_cli(write(tmp_path, "bad.yaml", BAD), "--color", "always")
+    assert "\x1b[" in result.stdout
+
+
+def test_version_and_help():
+    assert run_cli("--version").stdout.startswith("grpo-lint, version")
+    assert "--world-size" in run_cli("--help").stdout

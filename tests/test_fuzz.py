@@ -1,0 +1,55 @@
+"""Arbitrary input never crashes the linter or hangs it."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from grpo_lint.engine import lint_text
+from grpo_lint.options import Options
+
+KEYS = st.sampled_from([
+    "num_generations", "per_device_train_batch_size", "gradient_accumulation_steps", "temperature",
+    "top_p", "top_k", "generation_batch_size", "steps_per_generation", "num_processes", "use_vllm",
+    "vllm_mode", "reward_funcs", "reward_weights", "generation_kwargs", "ENV", "rlhf_type", "scale_rewards",
+    "eval_strategy", "per_device_eval_batch_size", "num_generations_eval", "vllm_server_host", "seed",
+])  # fmt: skip
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.floats(allow_nan=True), st.text(max_size=12)
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8) | KEYS, inner, max_size=3),
+    max_leaves=8,
+)
+FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(st.text(max_size=300))
+def test_arbitrary_text_never_crashes(text):
+    for framework in (None, "trl", "swift"):
+        lint_text(text, "x.yaml", Options(framework=framework))
+
+
+@FAST
+@given(st.dictionaries(KEYS, VALUES, max_size=8), st.sampled_from([None, "trl", "swift"]), st.integers(1, 64))
+def test_arbitrary_yaml_configs_never_crash(config, framework, world):
+    text = yaml.safe_dump(config)
+    for version in ("trl==0.14.0", "trl==0.18.0", "trl==1.16.0", "swift==3.2.0", "swift==3.5.1", "swift==4.6.0"):
+        from grpo_lint.versions import parse_target
+
+        target = parse_target(version)
+        options = Options(targets={target.framework: target}, framework=framework, world_size=world)
+        result = lint_text(text, "x.yaml", options)
+        assert all(d.code.startswith("GRPO") for d in result.diagnostics)
+
+
+def test_alias_bomb_is_refused_quickly():
+    bomb = "a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    result = lint_text(bomb + "num_generations: 8\n", "x.yaml", Options())
+    assert result.status in ("linted", "skipped")
