@@ -1,14 +1,23 @@
-"""Pydantic models of a framework's arguments at one version, built from its field table once."""
+"""Pydantic models of a framework's arguments at one version, built from its field table once.
+
+Start-up is the product in a pre-commit hook, and importing pydantic and building a model of a few
+hundred fields costs more than the rest of a run. Most configs hold values that already have the
+right Python type and range, so `Schema.validate` first asks `_plainly_valid`, which can only say
+"valid as written"; anything else (a string to convert, a value out of range, a wrong type) goes
+through the pydantic model, which is the one place that coerces values and words errors.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 from grpo_lint.frameworks.fields import FieldSpec, FieldTable
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def _no_bool(value: Any) -> Any:
@@ -17,29 +26,75 @@ def _no_bool(value: Any) -> Any:
     return value
 
 
-_NUMBER_GUARD = BeforeValidator(_no_bool)
-_SCALAR = str | int | float | bool
-_BASE: dict[str, Any] = {
-    "int": Annotated[int, _NUMBER_GUARD],
-    "float": Annotated[float, _NUMBER_GUARD],
-    "bool": bool,
-    "str": str,
-    # Launchers splice a scalar into a one-item list, so both forms are accepted.
-    "list": list[Any] | _SCALAR,
-    "dict": dict[str, Any],
-    "dict|str": dict[str, Any] | str,
-    "list|str": list[Any] | str,
-    "bool|str": bool | str,
-    "int|str": Annotated[int, _NUMBER_GUARD] | str,
-    "float|str": Annotated[float, _NUMBER_GUARD] | str,
-    "any": Any,
+def _annotations() -> dict[str, Any]:
+    from typing import Annotated
+
+    from pydantic import BeforeValidator
+
+    guard = BeforeValidator(_no_bool)
+    scalar = str | int | float | bool
+    return {
+        "int": Annotated[int, guard],
+        "float": Annotated[float, guard],
+        "bool": bool,
+        "str": str,
+        # Launchers splice a scalar into a one-item list, so both forms are accepted.
+        "list": list[Any] | scalar,
+        "dict": dict[str, Any],
+        "dict|str": dict[str, Any] | str,
+        "list|str": list[Any] | str,
+        "bool|str": bool | str,
+        "int|str": Annotated[int, guard] | str,
+        "float|str": Annotated[float, guard] | str,
+        "any": Any,
+    }
+
+
+_PLAIN_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (float, int),
+    "bool": (bool,),
+    "str": (str,),
+    "list": (list, str, int, float, bool),
+    "dict": (dict,),
+    "dict|str": (dict, str),
+    "list|str": (list, str),
+    "bool|str": (bool, str),
+    "int|str": (int, str),
+    "float|str": (float, int, str),
 }
 
 
-def annotation_for(spec: FieldSpec) -> Any:
-    base = _BASE.get(spec.base_kind, Any)
+def _plainly_valid(spec: FieldSpec, value: Any) -> bool:
+    """True when the value is valid as written, without conversion (never decides an error)."""
+    if value is None:
+        return spec.nullable or spec.base_kind == "any"
+    kind = spec.base_kind
+    if kind == "any":
+        return True
+    types = _PLAIN_TYPES.get(kind)
+    if types is None or not isinstance(value, types):
+        return False
+    if kind in ("int", "float", "int|str", "float|str") and not isinstance(value, str):
+        if isinstance(value, bool):
+            return False
+        return (
+            (spec.ge is None or value >= spec.ge)
+            and (spec.gt is None or value > spec.gt)
+            and (spec.le is None or value <= spec.le)
+            and (spec.lt is None or value < spec.lt)
+        )
+    return True
+
+
+def annotation_for(spec: FieldSpec, base_types: dict[str, Any]) -> Any:
+    from pydantic import Field
+
+    base = base_types.get(spec.base_kind, Any)
     limits = {k: getattr(spec, k) for k in ("ge", "gt", "le", "lt") if getattr(spec, k) is not None}
     if limits and spec.base_kind in ("int", "float"):
+        from typing import Annotated
+
         base = Annotated[base, Field(**limits)]
     return base | None if spec.nullable or base is Any else base
 
@@ -58,16 +113,31 @@ class Schema:
 
     def __init__(self, table: FieldTable, version: Version) -> None:
         self.specs = table.at(version)
-        fields: dict[str, Any] = {name: (annotation_for(spec), None) for name, spec in self.specs.items()}
-        self.model: type[BaseModel] = create_model(  # type: ignore[call-overload]
-            f"{table.framework}_{version}".replace(".", "_"),
-            __config__=ConfigDict(extra="ignore", coerce_numbers_to_str=True),
-            **fields,
-        )
+        self.name = f"{table.framework}_{version}".replace(".", "_").replace("+", "_")
+        self._model: type[BaseModel] | None = None
+
+    @property
+    def model(self) -> type[BaseModel]:
+        """The pydantic model of every argument of this version, built on first use."""
+        if self._model is None:
+            from pydantic import ConfigDict, create_model
+
+            base_types = _annotations()
+            fields: dict[str, Any] = {
+                name: (annotation_for(spec, base_types), None) for name, spec in self.specs.items()
+            }
+            self._model = create_model(  # type: ignore[call-overload]
+                self.name, __config__=ConfigDict(extra="ignore", coerce_numbers_to_str=True), **fields
+            )
+        return self._model
 
     def validate(self, values: dict[str, Any]) -> tuple[dict[str, Any], list[ValueProblem]]:
         """Coerced values of the known keys, and the problems of the others."""
         known = {k: v for k, v in values.items() if k in self.specs}
+        if all(_plainly_valid(self.specs[k], v) for k, v in known.items()):
+            return {k: _as_kind(self.specs[k], v) for k, v in known.items()}, []
+        from pydantic import ValidationError
+
         try:
             model = self.model.model_validate(known)
             return {k: getattr(model, k) for k in known}, []
@@ -83,6 +153,20 @@ class Schema:
             good = {k: v for k, v in known.items() if k not in bad}
             coerced = self.model.model_validate(good) if good else None
             return ({k: getattr(coerced, k) for k in good} if coerced else {}), problems
+
+
+def _as_kind(spec: FieldSpec, value: Any) -> Any:
+    """What pydantic would return for a plainly valid value: ints in float fields become floats."""
+    if spec.base_kind == "float" and isinstance(value, int):
+        return float(value)
+    return value
+
+
+def _as_kind(spec: FieldSpec, value: Any) -> Any:
+    """What pydantic would return for a plainly valid value: ints in float fields become floats."""
+    if spec.base_kind == "float" and isinstance(value, int):
+        return float(value)
+    return value
 
 
 _KIND_WORDS = {
