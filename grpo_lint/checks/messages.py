@@ -26,11 +26,6 @@ def shown(value: object) -> str:
     return str(value)
 
 
-def set_to(plan: RunPlan, name: str, value: object) -> str:
-    """A fix in the file's own syntax: `num_generations: 8`."""
-    return f"{name_of(plan, name)}: {shown(value)}"
-
-
 def first_located(*settings: Setting) -> Setting | None:
     for setting in settings:
         if setting.span is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grpo_lint.diagnostics import Diagnostic, Severity
-from grpo_lint.engine import FileResult, Report
+from grpo_lint.engine import Report
 
 _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
 
@@ -67,7 +67,3 @@ def _summary(report: Report, color: bool) -> str:
     if not found:
         return _style("All checks passed", color, fg="green", bold=True) + f" ({files})."
     return f"Found {', '.join(found)} ({files})."
-
-
-def render_file_note(result: FileResult) -> str:
-    return f"{result.path}: {result.status} {result.note}".rstrip()

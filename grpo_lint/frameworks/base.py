@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.frameworks.fields import FieldTable
-from grpo_lint.frameworks.schema import Schema, ValueProblem
+from grpo_lint.frameworks.schema import Schema
 from grpo_lint.groups import GroupRules
 from grpo_lint.plan import KeyFinding, Setting
 from grpo_lint.sources.document import Document
@@ -48,13 +48,6 @@ def classify_keys(
         else:
             findings.append(KeyFinding(entry, "unknown", table.suggest(key, version, allowed)))
     return findings
-
-
-def validate(
-    document: Document, table: FieldTable, version: Version, values: dict[str, Any]
-) -> tuple[dict[str, Any], list[ValueProblem]]:
-    del document
-    return schema_for(table, version).validate(values)
 
 
 def resolve_settings(
