@@ -182,7 +182,6 @@ _KIND_WORDS = {
 
 def _describe(error: Any, spec: FieldSpec) -> str:
     kind = error["type"]
-    ctx = error.get("ctx") or {}
     if kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
         return f"must be {_range_text(spec)}"
     expected = _KIND_WORDS.get(spec.base_kind, spec.base_kind)
@@ -190,7 +189,6 @@ def _describe(error: Any, spec: FieldSpec) -> str:
         return f"must be {expected}, not a fraction"
     if kind == "none_required" or (kind.endswith("_type") and error.get("input") is None):
         return f"must be {expected}; null is not allowed here"
-    del ctx
     return f"must be {expected}"
 
 
