@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import IntEnum
+from typing import NamedTuple
 
 
 class Severity(IntEnum):
@@ -22,8 +22,7 @@ class Severity(IntEnum):
         return cls[text.upper()]
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(NamedTuple):
     """A 1-based, inclusive-start / exclusive-end range in a file."""
 
     line: int
@@ -36,8 +35,7 @@ class Span:
         return cls(line, column, line, column + 1)
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(NamedTuple):
     code: str
     severity: Severity
     message: str

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 SUFFIXES = (".yaml", ".yml", ".json")
 SKIP_DIRS = frozenset({
@@ -14,8 +14,7 @@ SKIP_DIRS = frozenset({
 })  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Candidate:
+class Candidate(NamedTuple):
     path: Path
     display: str
     explicit: bool  # named on the command line, not found by walking a directory

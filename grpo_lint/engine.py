@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.discovery import Candidate, discover
 from grpo_lint.options import Options
@@ -11,18 +9,34 @@ from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.versions import resolve_target
 
 
-@dataclass(slots=True)
 class FileResult:
-    path: str
-    status: str  # "linted", "skipped", "unreadable"
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    text: str = ""
-    note: str = ""  # why it was skipped, which framework/version it was linted for
+    """What linting one file gave. (Plain classes, not dataclasses, keep start-up short.)"""
+
+    __slots__ = ("diagnostics", "note", "path", "status", "text")
+
+    def __init__(
+        self,
+        path: str,
+        status: str,  # "linted", "skipped", "unreadable"
+        diagnostics: list[Diagnostic] | None = None,
+        text: str = "",
+        note: str = "",  # why it was skipped, which framework/version it was linted for
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.diagnostics = diagnostics if diagnostics is not None else []
+        self.text = text
+        self.note = note
+
+    def __repr__(self) -> str:
+        return f"FileResult({self.path!r}, {self.status!r}, {len(self.diagnostics)} diagnostics)"
 
 
-@dataclass(slots=True)
 class Report:
-    files: list[FileResult]
+    __slots__ = ("files",)
+
+    def __init__(self, files: list[FileResult]) -> None:
+        self.files = files
 
     @property
     def diagnostics(self) -> list[Diagnostic]:

@@ -6,12 +6,11 @@ user's numbers; `check` then says what the framework would reject, in neutral te
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from math import gcd
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class GroupRules:
+class GroupRules(NamedTuple):
     """How a framework version checks groups."""
 
     basis: str  # "none", "global" (W x B), "effective" (W x B x GA), "generation" (gbs)
@@ -24,8 +23,7 @@ class GroupRules:
     where: str = "at start-up"  # when the framework checks: "at start-up" or "after the model loads"
 
 
-@dataclass(frozen=True, slots=True)
-class Geometry:
+class Geometry(NamedTuple):
     world_size: int
     per_device: int
     grad_accum: int
@@ -48,8 +46,7 @@ class Geometry:
         return self.steps_per_generation or self.grad_accum
 
 
-@dataclass(frozen=True, slots=True)
-class Failure:
+class Failure(NamedTuple):
     code: str  # GRPO101, 102, 103, 104, 105
     rejected: bool  # False: the framework accepts it (a warning, not an error)
     batch: int = 0  # the batch that must hold whole groups
@@ -99,7 +96,7 @@ def check(rules: GroupRules, g: Geometry) -> list[Failure]:
 
 def valid_world_sizes(rules: GroupRules, g: Geometry, limit: int = 64) -> list[int]:
     """Process counts up to `limit` for which the framework accepts the geometry."""
-    return [w for w in range(1, limit + 1) if not [f for f in check(rules, replace(g, world_size=w)) if f.rejected]]
+    return [w for w in range(1, limit + 1) if not [f for f in check(rules, g._replace(world_size=w)) if f.rejected]]
 
 
 def divisors_at_least_two(n: int) -> list[int]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
 
 from grpo_lint.versions import Target
 
 
-@dataclass(frozen=True, slots=True)
-class Thresholds:
+class Thresholds(NamedTuple):
     """Where sampling becomes so narrow that groups are likely to collapse (GRPO205)."""
 
     min_temperature: float = 0.3
@@ -16,12 +17,11 @@ class Thresholds:
     min_top_k: int = 5
 
 
-@dataclass(slots=True)
-class Options:
-    targets: dict[str, Target] = field(default_factory=dict)
+class Options(NamedTuple):
+    targets: Mapping[str, Target] = MappingProxyType({})
     world_size: int | None = None
     framework: str | None = None  # forced front end: "trl" or "swift"
     select: frozenset[str] = frozenset()
     ignore: frozenset[str] = frozenset()
     extra_keys: frozenset[str] = frozenset()
-    thresholds: Thresholds = field(default_factory=Thresholds)
+    thresholds: Thresholds = Thresholds()

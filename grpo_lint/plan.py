@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.frameworks.fields import FieldSpec
@@ -13,8 +12,7 @@ from grpo_lint.sources.document import Document, Entry
 from grpo_lint.versions import Target
 
 
-@dataclass(frozen=True, slots=True)
-class Setting:
+class Setting(NamedTuple):
     """A resolved value: what it is, which key set it (None = the version's default) and where."""
 
     value: Any
@@ -31,8 +29,7 @@ class Setting:
         return self.key if self.key else f"{name} (default)"
 
 
-@dataclass(frozen=True, slots=True)
-class KeyFinding:
+class KeyFinding(NamedTuple):
     """A key that the target version does not accept as written."""
 
     entry: Entry
@@ -41,8 +38,7 @@ class KeyFinding:
     spec: FieldSpec | None = None
 
 
-@dataclass(slots=True)
-class RunPlan:
+class RunPlan(NamedTuple):
     path: str
     document: Document
     target: Target
@@ -51,9 +47,9 @@ class RunPlan:
     world_size: Setting
     group_rules: GroupRules
     geometry: Geometry
-    problems: list[ValueProblem] = field(default_factory=list)
-    key_findings: list[KeyFinding] = field(default_factory=list)
-    specs: dict[str, FieldSpec] = field(default_factory=dict)
+    problems: list[ValueProblem]
+    key_findings: list[KeyFinding]
+    specs: dict[str, FieldSpec]
 
     @property
     def framework(self) -> str:

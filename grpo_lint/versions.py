@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import sys
 from functools import cache
+from typing import NamedTuple
 
 from packaging.version import InvalidVersion, Version
 
@@ -20,8 +22,7 @@ class TargetError(ValueError):
     """A --target value that cannot be used."""
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     framework: str
     version: Version
     source: str  # "--target", "installed", "args.json", "newest known"
@@ -54,7 +55,37 @@ def parse_target(text: str) -> Target:
 
 @cache
 def installed_version(framework: str) -> Version | None:
-    """The version installed in this environment, read from metadata (the package is never imported)."""
+    """The version installed in this environment, read from metadata (the package is never imported).
+
+    The `NAME-VERSION.dist-info` folders on sys.path are scanned first: that finds what importlib.metadata
+    would, in the same order, without importing it (15 ms of start-up, most of a pre-commit run). Legacy
+    `.egg-info` installs and zipped path entries fall back to importlib.metadata itself.
+    """
+    wanted = DISTRIBUTIONS[framework].replace("-", "_").lower()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except NotADirectoryError:
+            return _metadata_version(framework)
+        except OSError:
+            continue
+        for name in names:
+            stem, dot, suffix = name.rpartition(".")
+            if suffix not in ("dist-info", "egg-info") or not dot:
+                continue
+            dist, _, version = stem.partition("-")
+            if dist.replace("-", "_").replace(".", "_").lower() != wanted:
+                continue
+            if suffix == "egg-info" or not version:
+                return _metadata_version(framework)
+            try:
+                return Version(version)
+            except InvalidVersion:
+                return None
+    return None
+
+
+def _metadata_version(framework: str) -> Version | None:
     from importlib import metadata
 
     try:

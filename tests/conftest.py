@@ -17,19 +17,20 @@ SHARED = ROOT.parent / "shared"
 
 def options_from(args: str) -> Options:
     """Options from a command-line fragment: --target X --world-size N --framework F."""
-    options = Options()
+    targets = {}
+    settings: dict = {}
     words = shlex.split(args)
     for flag, value in zip(words[::2], words[1::2], strict=True):
         if flag == "--target":
             target = parse_target(value)
-            options.targets[target.framework] = target
+            targets[target.framework] = target
         elif flag == "--world-size":
-            options.world_size = int(value)
+            settings["world_size"] = int(value)
         elif flag == "--framework":
-            options.framework = value
+            settings["framework"] = value
         else:
             raise ValueError(flag)
-    return options
+    return Options(targets=targets, **settings)
 
 
 def lint(text: str, args: str = "--target trl==1.16.0 --world-size 8", name: str = "config.yaml"):

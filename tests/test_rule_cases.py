@@ -22,7 +22,7 @@ def expected(entry: str) -> tuple[str, str | None]:
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_rule_case(case):
     options = options_from(case["args"])
-    options.extra_keys = frozenset(case.get("extra_keys", ()))
+    options = options._replace(extra_keys=frozenset(case.get("extra_keys", ())))
     text = case.get("text") or yaml.safe_dump(case["config"], sort_keys=False)
     diagnostics = lint_text(text, "case.yaml", options).diagnostics
     want = [expected(e) for e in case["expect"]]

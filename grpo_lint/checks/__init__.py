@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.options import Options
@@ -13,8 +13,7 @@ from grpo_lint.sources.document import Entry
 Check = Callable[[RunPlan, Options], Iterable[Diagnostic]]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     severity: Severity

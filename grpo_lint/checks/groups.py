@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 
 from packaging.version import Version
 
@@ -169,7 +168,7 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 b
                 for b in range(1, max(64, 4 * g.per_device) + 1)
                 if b != g.per_device
-                and not [f for f in check(rules, replace(g, per_device=b)) if f.code in ("GRPO102", "GRPO105")]
+                and not [f for f in check(rules, g._replace(per_device=b)) if f.code in ("GRPO102", "GRPO105")]
             ]
             if sizes:
                 fixes.append(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from grpo_lint.sources.document import Document
 
@@ -18,8 +18,7 @@ GRPO_KEYS = frozenset({
 ACCELERATE_KEYS = frozenset({"distributed_type", "compute_environment"})
 
 
-@dataclass(frozen=True, slots=True)
-class Detection:
+class Detection(NamedTuple):
     framework: str | None
     reason: str
 

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from packaging.version import Version
 
 from grpo_lint.versions import in_range
 
 
-@dataclass(frozen=True, slots=True)
-class Versioned:
+class Versioned(NamedTuple):
     """A default that changed across releases: [(first version, value), ...] in order."""
 
     history: tuple[tuple[str, Any], ...]
@@ -25,8 +22,7 @@ class Versioned:
         return value
 
 
-@dataclass(frozen=True, slots=True)
-class Choices:
+class Choices(NamedTuple):
     """Accepted values of a string field in a range of versions."""
 
     since: str | None
@@ -34,8 +30,7 @@ class Choices:
     values: tuple[Any, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class FieldSpec:
+class FieldSpec(NamedTuple):
     name: str
     kind: str  # int, float, bool, str, list, dict, any, unions like "dict|str"; "?" = may be null
     default: Any = None
@@ -70,13 +65,15 @@ class FieldSpec:
         return self.kind.endswith("?")
 
 
-@dataclass(slots=True, eq=False)
 class FieldTable:
     """All fields a framework ever had; `at(version)` says which exist in a release."""
 
-    framework: str
-    specs: dict[str, FieldSpec]
-    _cache: dict[Version, dict[str, FieldSpec]] = field(default_factory=dict)
+    __slots__ = ("_cache", "framework", "specs")
+
+    def __init__(self, framework: str, specs: dict[str, FieldSpec]) -> None:
+        self.framework = framework
+        self.specs = specs
+        self._cache: dict[Version, dict[str, FieldSpec]] = {}
 
     def at(self, version: Version) -> dict[str, FieldSpec]:
         cached = self._cache.get(version)
@@ -90,6 +87,8 @@ class FieldTable:
 
     def suggest(self, name: str, version: Version, extra: tuple[str, ...] = ()) -> str | None:
         """The known key that `name` most likely misspells, if one is close enough."""
+        import difflib
+
         candidates = list(self.at(version)) + list(extra)
         lowered = name.lower().replace("-", "_")
         for candidate in candidates:

@@ -9,8 +9,7 @@ through the pydantic model, which is the one place that coerces values and words
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.version import Version
 
@@ -99,8 +98,7 @@ def annotation_for(spec: FieldSpec, base_types: dict[str, Any]) -> Any:
     return base | None if spec.nullable or base is Any else base
 
 
-@dataclass(frozen=True, slots=True)
-class ValueProblem:
+class ValueProblem(NamedTuple):
     """A value the framework would reject or misread: which key, and what is wrong."""
 
     key: str

@@ -2,36 +2,45 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
 
 
-@dataclass(slots=True)
 class Entry:
-    """One `key: value` of a config, with spans of the key and of the value."""
+    """One `key: value` of a config, with spans of the key and of the value.
 
-    key: str
-    value: Any
-    key_span: Span
-    value_span: Span
-    # For a mapping value (generation_kwargs, ENV): its own entries.
-    children: dict[str, Entry] = field(default_factory=dict)
-    # For a sequence value: the span of each item.
-    item_spans: list[Span] = field(default_factory=list)
+    A plain class rather than a dataclass: building dataclasses costs start-up time.
+    """
+
+    __slots__ = ("children", "item_spans", "key", "key_span", "value", "value_span")
+
+    def __init__(self, key: str, value: Any, key_span: Span, value_span: Span) -> None:
+        self.key = key
+        self.value = value
+        self.key_span = key_span
+        self.value_span = value_span
+        # For a mapping value (generation_kwargs, ENV): its own entries.
+        self.children: dict[str, Entry] = {}
+        # For a sequence value: the span of each item.
+        self.item_spans: list[Span] = []
+
+    def __repr__(self) -> str:
+        return f"Entry({self.key!r}, {self.value!r}, line {self.key_span.line})"
 
 
-@dataclass(slots=True)
 class Document:
     """A parsed config file."""
 
-    path: str
-    text: str
-    format: str  # "yaml" or "json"
-    entries: dict[str, Entry]
-    duplicates: list[tuple[Entry, Entry]] = field(default_factory=list)
-    _lines: list[str] | None = None
+    __slots__ = ("_lines", "duplicates", "entries", "format", "path", "text")
+
+    def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
+        self.path = path
+        self.text = text
+        self.format = format  # "yaml" or "json"
+        self.entries = entries
+        self.duplicates: list[tuple[Entry, Entry]] = []
+        self._lines: list[str] | None = None
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""
@@ -46,8 +55,7 @@ class Document:
         return {key: entry.value for key, entry in self.entries.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class ReadProblem:
+class ReadProblem(NamedTuple):
     """Why a file could not be read as a config (reported as GRPO001)."""
 
     message: str

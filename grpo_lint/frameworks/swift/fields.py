@@ -6,7 +6,6 @@ changes, accepted values and renames from ../shared/reference/ms-swift.md §2 an
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 from grpo_lint.data import load
@@ -131,7 +130,7 @@ def swift_table() -> FieldTable:
     specs["ENV"] = FieldSpec("ENV", "dict", since="4.1.0")
     for name, changes in _OVERRIDES.items():
         if name in specs:
-            specs[name] = replace(specs[name], **changes)
+            specs[name] = specs[name]._replace(**changes)
     for removed in _REMOVED:
         specs[removed.name] = removed
     return FieldTable("swift", specs)

@@ -6,7 +6,6 @@ the 1.16.0 release, default changes and accepted values from ../shared/reference
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 from grpo_lint.data import load
@@ -124,9 +123,9 @@ def trl_table() -> FieldTable:
         specs[spec.name] = spec
     for name in ACCELERATE_KEYS:
         specs[name] = FieldSpec(name, "int" if name.startswith("num_") else "any")
-    specs["num_processes"] = replace(specs["num_processes"], ge=1)
-    specs["num_machines"] = replace(specs["num_machines"], ge=1)
+    specs["num_processes"] = specs["num_processes"]._replace(ge=1)
+    specs["num_machines"] = specs["num_machines"]._replace(ge=1)
     for name, changes in _OVERRIDES.items():
         if name in specs:
-            specs[name] = replace(specs[name], **changes)
+            specs[name] = specs[name]._replace(**changes)
     return FieldTable("trl", specs)
