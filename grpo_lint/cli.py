@@ -4,18 +4,25 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Any
 
 import click
 
 from grpo_lint import __version__
 
+_FORMATS = ("text", "json", "sarif", "github")
 
-def _codes(values: tuple[str, ...]) -> frozenset[str]:
+
+def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
+    """Codes or prefixes from repeatable, comma-separated flags; None when the flag was not given."""
+    from grpo_lint.project_config import code_problem
+
     codes = {c.strip().upper() for v in values for c in v.split(",") if c.strip()}
     for code in codes:
-        if not code.startswith("GRPO"):
-            raise click.BadParameter(f"{code!r} is not a rule code (e.g. GRPO102 or GRPO1)")
-    return frozenset(codes)
+        problem = code_problem(code)
+        if problem:
+            raise click.BadParameter(problem, param_hint=flag)
+    return frozenset(codes) if values else None
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -34,16 +41,20 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
     type=click.Choice(["trl", "swift"]),
     help="Treat every file as a config of this framework instead of detecting it.",
 )
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(_FORMATS),
+    help="Output format. Default: github when GITHUB_ACTIONS is set, else text.",
+)
+@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
 @click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes or prefixes.")
 @click.option("--extra-keys", multiple=True, metavar="KEYS", help="Keys your own script defines.")
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
-    default="error",
-    show_default=True,
-    help="Lowest severity that makes the exit code 1.",
+    help="Lowest severity that makes the exit code 1.  [default: error]",
 )
 @click.option(
     "--color",
@@ -52,48 +63,164 @@ def _codes(values: tuple[str, ...]) -> frozenset[str]:
     show_default=True,
     help="auto: colour on a terminal unless NO_COLOR is set.",
 )
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="Settings file (pyproject.toml with [tool.grpo-lint], or .grpo-lint.toml). Default: the nearest one.",
+)
+@click.option("--isolated", is_flag=True, help="Ignore every settings file.")
+@click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
+@click.option(
+    "--only-configs",
+    is_flag=True,
+    help="Skip named files that are not GRPO configs, as a directory walk does (for pre-commit).",
+)
+@click.option("--diff", "diff_base", metavar="REV", help="Lint only config files changed since this git revision.")
+@click.option("--stdin-filename", metavar="NAME", help="The name to report for `-` (standard input).")
+@click.option("--show", is_flag=True, help="Print what each config means for the run, without judging it.")
+@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the diagnostics.")
+@click.option("--explain", metavar="CODE", help="Print the page of a rule and exit.")
+@click.option("--list-rules", is_flag=True, help="Print every rule and exit.")
+@click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
 @click.version_option(__version__, prog_name="grpo-lint")
-def main(
-    paths: tuple[str, ...],
-    targets: tuple[str, ...],
-    world_size: int | None,
-    framework: str | None,
-    fmt: str,
-    select: tuple[str, ...],
-    ignore: tuple[str, ...],
-    extra_keys: tuple[str, ...],
-    fail_on: str,
-    color: str,
-) -> None:
+def main(paths: tuple[str, ...], **flags: Any) -> None:
     """Lint GRPO training configs (TRL, ms-swift) for broken groups and silent sameness.
 
-    PATHS are config files or directories (searched for *.yaml, *.yml, *.json).
-    Exit status: 0 no errors, 1 errors found, 2 usage error.
+    PATHS are config files or directories (searched for *.yaml, *.yml, *.json); `-` reads
+    standard input. Exit status: 0 no errors, 1 errors found, 2 usage or settings error.
     """
+    fmt = flags["fmt"] or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    if flags["explain"]:
+        _write(_explain(flags["explain"]), flags["output_file"], False)
+        return
+    if flags["list_rules"]:
+        from grpo_lint.formatters.rule_list import render_rule_list
+
+        _write(render_rule_list(fmt), flags["output_file"], False)
+        return
+
+    options, fail_on = _options(flags)
+    report = _lint(list(paths), options, flags)
+
     from grpo_lint.diagnostics import Severity
-    from grpo_lint.engine import lint_paths
-    from grpo_lint.formatters import render
+
+    use_color = _use_color(flags["color"], flags["output_file"])
+    if flags["show"]:
+        from grpo_lint.formatters.show import render_show
+
+        _write(render_show(report, fmt), flags["output_file"], use_color)
+        return
+    if flags["statistics"]:
+        from grpo_lint.formatters.statistics import render_statistics
+
+        output = render_statistics(report, fmt)
+    else:
+        from grpo_lint.formatters import render
+
+        output = render(report, fmt, use_color, flags["quiet"])
+    _write(output, flags["output_file"], use_color)
+    sys.exit(report.exit_code(Severity.parse(fail_on)))
+
+
+def _options(flags: dict[str, Any]) -> tuple[Any, str]:
+    """Command-line flags laid over the settings file: a flag that is given wins."""
+    from pathlib import Path
+
+    from grpo_lint import project_config
     from grpo_lint.options import Options
     from grpo_lint.versions import TargetError, parse_target
 
-    if not paths:
-        raise click.UsageError("give at least one config file or directory")
-    parsed = {}
-    for text in targets:
+    settings: dict[str, Any] = {}
+    if not flags["isolated"]:
+        path = Path(flags["config_path"]) if flags["config_path"] else project_config.find(Path.cwd())
+        if flags["config_path"] and not path.is_file():
+            raise click.BadParameter(f"{path}: no such file", param_hint="--config")
+        if path is not None:
+            try:
+                settings = project_config.load(path).settings
+            except project_config.ConfigError as exc:
+                click.echo(f"{exc}", err=True)
+                sys.exit(2)
+
+    targets = dict(settings.get("targets", {}))
+    for text in flags["targets"]:
         try:
             target = parse_target(text)
         except TargetError as exc:
             raise click.BadParameter(str(exc), param_hint="--target") from None
-        parsed[target.framework] = target
-    options = Options(
-        targets=parsed,
-        world_size=world_size,
-        framework=framework,
-        select=_codes(select),
-        ignore=_codes(ignore),
-        extra_keys=frozenset(k.strip() for v in extra_keys for k in v.split(",") if k.strip()),
-    )
-    report = lint_paths(list(paths), options)
-    use_color = color == "always" or (color == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ)
-    click.echo(render(report, fmt, use_color), nl=False, color=use_color)
-    sys.exit(report.exit_code(Severity.parse(fail_on)))
+        targets[target.framework] = target
+    given = {
+        "world_size": flags["world_size"],
+        "framework": flags["framework"],
+        "select": _codes(flags["select"], "--select"),
+        "ignore": _codes(flags["ignore"], "--ignore"),
+        "extra_keys": frozenset(k.strip() for v in flags["extra_keys"] for k in v.split(",") if k.strip())
+        if flags["extra_keys"]
+        else None,
+    }
+    merged = {name: value for name, value in settings.items() if name in Options._fields}
+    merged.update({name: value for name, value in given.items() if value is not None})
+    merged["targets"] = targets
+    merged["force_exclude"] = flags["force_exclude"]
+    merged["only_configs"] = flags["only_configs"]
+    fail_on = flags["fail_on"] or settings.get("fail_on", "error")
+    return Options(**merged), fail_on
+
+
+def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
+    from grpo_lint.engine import Report, lint_bytes, lint_candidate, lint_paths
+
+    if flags["diff_base"]:
+        from grpo_lint.discovery import from_list
+        from grpo_lint.git_changes import GitError, changed_files
+
+        try:
+            changed = changed_files(flags["diff_base"], paths)
+        except GitError as exc:
+            raise click.UsageError(str(exc)) from None
+        return Report([lint_candidate(c, options) for c in from_list(changed, options)])
+    if not paths:
+        raise click.UsageError("give at least one config file or directory (or - for standard input)")
+    if "-" in paths:
+        if len(paths) > 1:
+            raise click.UsageError("`-` (standard input) cannot be combined with other paths")
+        name = flags["stdin_filename"] or "-"
+        return Report([lint_bytes(sys.stdin.buffer.read(), name, options)])
+    return lint_paths(paths, options)
+
+
+def _explain(code: str) -> str:
+    from grpo_lint.checks import all_rules
+    from grpo_lint.frameworks.fields import closest
+    from grpo_lint.rule_pages import page
+
+    code = code.strip().upper()
+    rules = all_rules()
+    text = page(code) if code in rules else None
+    if text is None:
+        hint = closest(code, list(rules))
+        raise click.BadParameter(
+            f"{code!r} is not a rule" + (f"; did you mean {hint}?" if hint else " (see --list-rules)"),
+            param_hint="--explain",
+        )
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _use_color(color: str, output_file: str | None) -> bool:
+    if color == "always":
+        return True
+    if color == "never" or output_file:
+        return False
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _write(text: str, output_file: str | None, color: bool) -> None:
+    if output_file:
+        try:
+            with open(output_file, "w", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise click.FileError(output_file, hint=exc.strerror or str(exc)) from None
+        return
+    click.echo(text, nl=False, color=color)

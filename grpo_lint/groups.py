@@ -118,6 +118,16 @@ def spell_list(values: list[int | str], conjunction: str = "or") -> str:
     return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
 
 
+def spell_counts(values: list[int], limit: int = 64) -> str:
+    """Process counts up to `limit`: 'every multiple of 4 up to 64', '1-4 and 8', or 'none up to 64'."""
+    if not values:
+        return f"none up to {limit}"
+    step = values[0]
+    if step > 1 and len(values) >= 3 and values == list(range(step, limit + 1, step)):
+        return f"every multiple of {step} up to {limit}"
+    return spell_ranges(values)
+
+
 def spell_ranges(values: list[int]) -> str:
     """1, 2, 3, 4, 8 -> '1-4 and 8'."""
     runs: list[str] = []

@@ -1,4 +1,4 @@
-"""What a lint run was asked to do (from the command line, later also from configuration files)."""
+"""What a lint run was asked to do: command-line flags laid over `[tool.grpo-lint]` settings."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
+from grpo_lint.diagnostics import Severity
 from grpo_lint.versions import Target
 
 
@@ -17,6 +18,13 @@ class Thresholds(NamedTuple):
     min_top_k: int = 5
 
 
+class PathPatterns(NamedTuple):
+    """Glob patterns and the directory they are relative to (the config file's)."""
+
+    base: str = ""
+    patterns: tuple[str, ...] = ()
+
+
 class Options(NamedTuple):
     targets: Mapping[str, Target] = MappingProxyType({})
     world_size: int | None = None
@@ -25,3 +33,8 @@ class Options(NamedTuple):
     ignore: frozenset[str] = frozenset()
     extra_keys: frozenset[str] = frozenset()
     thresholds: Thresholds = Thresholds()
+    severity: Mapping[str, Severity] = MappingProxyType({})  # per-rule overrides
+    exclude: PathPatterns = PathPatterns()
+    per_file_ignores: tuple[tuple[PathPatterns, frozenset[str]], ...] = ()
+    force_exclude: bool = False  # apply `exclude` to files named on the command line too
+    only_configs: bool = False  # named files that are not GRPO configs are skipped, as in a walk

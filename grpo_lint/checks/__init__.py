@@ -32,12 +32,20 @@ def rule(code: str, name: str, severity: Severity, summary: str) -> Callable[[Ch
     return register
 
 
-def register_reader_rule() -> None:
+def register_engine_rules() -> None:
+    """Rules the reader and the engine raise themselves, not a check of the plan."""
     REGISTRY["GRPO001"] = Rule(
         "GRPO001",
         "unreadable-config",
         Severity.ERROR,
         "The file cannot be read as a config: syntax error, not a mapping, binary or unreadable.",
+        None,
+    )
+    REGISTRY["GRPO008"] = Rule(
+        "GRPO008",
+        "unused-suppression",
+        Severity.WARNING,
+        "An inline `# grpo-lint: ignore[...]` that suppresses nothing, or names no or an unknown code.",
         None,
     )
 
@@ -80,7 +88,7 @@ def all_rules() -> dict[str, Rule]:
             sampling,
         )
 
-        register_reader_rule()
+        register_engine_rules()
     return dict(sorted(REGISTRY.items()))
 
 

@@ -15,8 +15,8 @@ from grpo_lint.groups import (
     divisors_at_least_two,
     lcm,
     nearest,
+    spell_counts,
     spell_list,
-    spell_ranges,
     valid_world_sizes,
 )
 from grpo_lint.options import Options
@@ -300,7 +300,7 @@ def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     if world.origin == "assumed" or (world.key and world.value == 1 and "applies ENV" in world.origin):
         valid = valid_world_sizes(plan.group_rules, plan.geometry)
         where = (
-            f"valid on {spell_ranges(valid)} process{'es' if valid != [1] else ''}"
+            f"valid on {spell_counts(valid)} process{'es' if valid != [1] else ''}"
             if valid
             else "valid on no process count from 1 to 64"
         )

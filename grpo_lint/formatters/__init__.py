@@ -4,14 +4,22 @@ from __future__ import annotations
 
 from grpo_lint.engine import Report
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "sarif", "github")
 
 
-def render(report: Report, fmt: str, color: bool = False) -> str:
+def render(report: Report, fmt: str, color: bool = False, quiet: bool = False) -> str:
     if fmt == "json":
         from grpo_lint.formatters.json_format import render_json
 
         return render_json(report)
+    if fmt == "sarif":
+        from grpo_lint.formatters.sarif import render_sarif
+
+        return render_sarif(report)
+    if fmt == "github":
+        from grpo_lint.formatters.github import render_github
+
+        return render_github(report)
     from grpo_lint.formatters.text import render_text
 
-    return render_text(report, color)
+    return render_text(report, color, quiet)

@@ -16,14 +16,16 @@ def _style(text: str, color: bool, **kw: object) -> str:
     return click.style(text, **kw)  # type: ignore[arg-type]
 
 
-def render_text(report: Report, color: bool = False) -> str:
+def render_text(report: Report, color: bool = False, quiet: bool = False) -> str:
+    """Diagnostics with snippets and a summary line; `quiet` keeps only the diagnostics."""
     out: list[str] = []
     for result in report.files:
         lines = result.text.splitlines() if result.text else []
         for diagnostic in result.diagnostics:
             out.extend(_render_one(diagnostic, lines, color))
-    out.append(_summary(report, color))
-    return "\n".join(out) + "\n"
+    if not quiet:
+        out.append(_summary(report, color))
+    return "\n".join(out) + "\n" if out else ""
 
 
 def _render_one(d: Diagnostic, lines: list[str], color: bool) -> list[str]:

@@ -105,6 +105,14 @@ class FieldTable:
         return None
 
 
+def closest(word: str, candidates: list[str], cutoff: float = 0.6) -> str | None:
+    """The candidate `word` most likely misspells, if any is close enough."""
+    import difflib
+
+    matches = difflib.get_close_matches(word, candidates, n=1, cutoff=cutoff)
+    return matches[0] if matches else None
+
+
 def spec(name: str, kind: str, default: Any = None, **kw: Any) -> FieldSpec:
     return FieldSpec(name, kind, default, **kw)
 

@@ -1,0 +1,106 @@
+"""SARIF 2.1.0 for GitHub code scanning: every rule in tool.driver.rules, every result located."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+from grpo_lint import __version__
+from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.engine import Report
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+_LIMIT = 1024  # GitHub's bound on shortDescription and fullDescription
+
+
+def render_sarif(report: Report) -> str:
+    from grpo_lint.checks import all_rules
+
+    rules = all_rules()
+    index = {code: i for i, code in enumerate(rules)}
+    log = {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "grpo-lint",
+                        "semanticVersion": __version__,
+                        "rules": [_rule(r.code, r.name, r.summary, r.severity) for r in rules.values()],
+                    }
+                },
+                "results": [_result(d, index) for d in report.diagnostics],
+                "columnKind": "unicodeCodePoints",
+            }
+        ],
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def _rule(code: str, name: str, summary: str, severity: Severity) -> dict[str, Any]:
+    from grpo_lint.rule_pages import page, plain, section
+
+    what = plain(section(code, "What it does")) or summary
+    why = plain(section(code, "Why is this bad?"))
+    markdown = page(code) or summary
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": _clip(summary)},
+        "fullDescription": {"text": _clip(what)},
+        "help": {"text": f"{what}\n\n{why}".strip(), "markdown": markdown},
+        "defaultConfiguration": {"level": LEVELS[severity]},
+        "properties": {"tags": ["grpo"], "precision": "high", "problem.severity": _problem_severity(severity)},
+    }
+
+
+def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
+    span = d.span
+    region = (
+        {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column}
+        if span
+        else {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
+    )
+    text = d.message + (f"\nfix: {d.fix}" if d.fix else "")
+    result: dict[str, Any] = {
+        "ruleId": d.code,
+        "level": LEVELS[d.severity],
+        "message": {"text": text},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)}, "region": region}}],
+        # Stable across edits that move lines: rule, file and key. GitHub's own line hash is added
+        # by github/codeql-action/upload-sarif.
+        "partialFingerprints": {"grpoLint/v1": _fingerprint(d)},
+    }
+    if d.code in index:
+        result["ruleIndex"] = index[d.code]
+    return result
+
+
+def _uri(path: str) -> str:
+    """Repository-relative POSIX paths, as code scanning recommends; file URIs outside the cwd."""
+    absolute = os.path.abspath(path)
+    relative = os.path.relpath(absolute, os.getcwd())
+    if relative.startswith(".."):
+        from pathlib import Path
+
+        return Path(absolute).as_uri()
+    from urllib.parse import quote
+
+    return quote(relative.replace(os.sep, "/"))
+
+
+def _fingerprint(d: Diagnostic) -> str:
+    anchor = d.key or (f"{d.span.line}" if d.span else "")
+    return hashlib.sha256(f"{d.code}\0{d.path}\0{anchor}".encode()).hexdigest()[:32]
+
+
+def _problem_severity(severity: Severity) -> str:
+    return {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "recommendation"}[severity]
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _LIMIT else text[: _LIMIT - 1] + "…"

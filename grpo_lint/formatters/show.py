@@ -1,0 +1,111 @@
+"""--show: what a config means for the run, without judging it (text or JSON)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from grpo_lint.engine import Report
+from grpo_lint.groups import group_batch, spell_counts, valid_world_sizes
+from grpo_lint.plan import RunPlan, Setting
+
+_BASIS = {
+    "none": "not checked by this version",
+    "global": "processes x per-device batch",
+    "effective": "processes x per-device batch x gradient accumulation",
+    "generation": "the generation batch",
+}
+SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "use_vllm", "vllm_mode")
+
+
+def describe(plan: RunPlan) -> dict[str, Any]:
+    """The run in numbers, each with the key (or default) that decided it."""
+    g, rules = plan.geometry, plan.group_rules
+    # Before TRL 0.18 (bases "global"/"effective") every step generates for its own batch.
+    per_round = (
+        (g.generation_batch_size or g.global_batch * g.steps()) if rules.basis == "generation" else g.global_batch
+    )
+    must_hold = group_batch(rules, g) if rules.basis != "none" else None
+    n = g.num_generations
+    generation_kwargs = plan.value("generation_kwargs")
+    return {
+        "path": plan.path,
+        "framework": plan.target.framework_name,
+        "target": str(plan.target.version),
+        "target_source": plan.target.source,
+        "world_size": _setting(plan.world_size),
+        "per_device_batch": _setting(plan.get("per_device_train_batch_size")),
+        "gradient_accumulation_steps": _setting(plan.get("gradient_accumulation_steps")),
+        "num_generations": _setting(plan.get("num_generations")),
+        "steps_per_generation": g.steps(),
+        "generation_batch": per_round,
+        "prompts_per_generation": per_round // n if n > 0 and per_round % n == 0 else None,
+        "completions_per_optimizer_step": g.global_batch * g.grad_accum,
+        "whole_groups_required_of": _BASIS[rules.basis],
+        "whole_groups_batch": must_hold,
+        "evaluation": {
+            "enabled": g.eval_enabled,
+            "batch": g.world_size * g.eval_per_device,
+            "num_generations": g.num_generations_eval or n,
+        },
+        "sampling": {name: _setting(plan.get(name)) for name in SAMPLING if name in plan.settings},
+        "generation_kwargs": generation_kwargs if isinstance(generation_kwargs, dict) else None,
+        "seed": _setting(plan.get("seed")),
+        "valid_process_counts": valid_world_sizes(rules, g) if rules.basis != "none" else "any",
+    }
+
+
+def _setting(setting: Setting) -> dict[str, Any]:
+    # Without a key: "default", or how the value was found (--world-size, num_processes, ...).
+    line = f", line {setting.span.line}" if setting.span else ""
+    where = f"{setting.key}{line}" if setting.key else setting.origin
+    return {"value": setting.value, "from": where}
+
+
+def render_show(report: Report, fmt: str) -> str:
+    plans = [f.plan for f in report.files if f.plan is not None]
+    skipped = [(f.path, f.note or f.status) for f in report.files if f.plan is None]
+    if fmt == "json":
+        payload = {"runs": [describe(p) for p in plans], "skipped": [{"path": p, "reason": r} for p, r in skipped]}
+        return json.dumps(payload, indent=2, default=str) + "\n"
+    blocks = [_text(describe(p)) for p in plans]
+    blocks += [f"{path}: not shown ({reason})" for path, reason in skipped]
+    return "\n\n".join(blocks) + "\n"
+
+
+def _text(d: dict[str, Any]) -> str:
+    def value(item: dict[str, Any]) -> str:
+        return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
+
+    prompts = d["prompts_per_generation"]
+    evaluation = d["evaluation"]
+    rows = [
+        ("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"),
+        ("world size", value(d["world_size"])),
+        ("per-device batch", value(d["per_device_batch"])),
+        ("gradient accumulation", value(d["gradient_accumulation_steps"])),
+        ("num_generations", value(d["num_generations"])),
+        ("steps per generation", str(d["steps_per_generation"])),
+        ("generation batch", f"{d['generation_batch']} completions per generation round"),
+        ("prompts per round", str(prompts) if prompts is not None else "not a whole number"),
+        ("completions per step", f"{d['completions_per_optimizer_step']} per optimizer step"),
+        (
+            "whole groups of",
+            d["whole_groups_required_of"]
+            + (f" = {d['whole_groups_batch']}" if d["whole_groups_batch"] is not None else ""),
+        ),
+        (
+            "evaluation",
+            f"batch {evaluation['batch']}, groups of {evaluation['num_generations']}"
+            if evaluation["enabled"]
+            else "off",
+        ),
+    ]
+    rows += [(f"  {name}", value(item)) for name, item in d["sampling"].items()]
+    if d["generation_kwargs"]:
+        rows.append(("  generation_kwargs", json.dumps(d["generation_kwargs"], default=str)))
+    rows.append(("seed", value(d["seed"])))
+    counts = d["valid_process_counts"]
+    rows.append(("valid process counts", counts if isinstance(counts, str) else spell_counts(counts)))
+    width = max(len(label) for label, _ in rows)
+    return "\n".join([d["path"]] + [f"  {label.ljust(width)}  {text}" for label, text in rows])

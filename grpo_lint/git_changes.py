@@ -1,0 +1,32 @@
+"""--diff BASE: the config files that changed since a git revision (plus new, untracked ones)."""
+
+from __future__ import annotations
+
+import subprocess
+
+
+class GitError(Exception):
+    """git is missing, this is not a repository, or the revision does not exist."""
+
+
+def changed_files(base: str, paths: list[str]) -> list[str]:
+    """Files under `paths` (relative to the current directory) that differ from `base` or are new.
+
+    Deleted files are left out; renamed and copied files count under their new name.
+    """
+    scope = ["--", *(paths or ["."])]
+    changed = _git(["diff", "--name-only", "--relative", "--diff-filter=ACMR", base, *scope])
+    untracked = _git(["ls-files", "--others", "--exclude-standard", *scope])
+    return sorted(set(changed) | set(untracked))
+
+
+def _git(args: list[str]) -> list[str]:
+    try:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, check=False, timeout=60)
+    except FileNotFoundError:
+        raise GitError("--diff needs git, which is not on PATH") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish within 60 s") from None
+    if done.returncode:
+        raise GitError(f"git {' '.join(args[:2])} failed: {done.stderr.strip() or done.returncode}")
+    return [line for line in done.stdout.splitlines() if line]
