@@ -69,9 +69,9 @@ def load(path: Path) -> ProjectConfig:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        line, column = _toml_error_position(str(exc))
+        line, column = _toml_error_position(str(exc), text)
         raise ConfigError(display, line, column, f"invalid TOML: {exc}") from None
-    own = path.name in OWN_FILES
+    own = path.name != "pyproject.toml"  # .grpo-lint.toml, or any file given with --config
     table = data if own else data.get("tool", {}).get("grpo-lint", {})
     prefix: tuple[str, ...] = () if own else SECTION
     if not isinstance(table, dict):
@@ -80,9 +80,13 @@ def load(path: Path) -> ProjectConfig:
     return ProjectConfig(display, reader.read(table))
 
 
-def _toml_error_position(message: str) -> tuple[int, int]:
+def _toml_error_position(message: str, text: str) -> tuple[int, int]:
     match = re.search(r"at line (\d+), column (\d+)", message)
-    return (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+    if match:
+        return int(match.group(1)), int(match.group(2))
+    if "end of document" in message:
+        return text.count("\n") + 1, len(text.rpartition("\n")[2]) + 1
+    return 1, 1
 
 
 def _locate(text: str, table: tuple[str, ...], key: str) -> tuple[int, int]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
 import sys
@@ -41,14 +42,22 @@ def codes(text: str, args: str = "--target trl==1.16.0 --world-size 8") -> list[
     return sorted(d.code for d in lint(text, args))
 
 
-def run_cli(*args: str, stdin: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment without what changes the output format (GITHUB_ACTIONS) or colour."""
+    env = {k: v for k, v in os.environ.items() if k not in ("GITHUB_ACTIONS", "FORCE_COLOR")}
+    return {**env, "NO_COLOR": "1", **extra}
+
+
+def run_cli(
+    *args: str, stdin: str | bytes | None = None, env: dict | None = None, cwd: Path | str | None = None
+) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "grpo_lint", *args],
         capture_output=True,
-        text=True,
+        text=not isinstance(stdin, bytes),
         input=stdin,
-        cwd=ROOT,
-        env=env,
+        cwd=cwd or ROOT,
+        env=env if env is not None else clean_env(),
         timeout=60,
     )
 
