@@ -37,6 +37,11 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 )
 @click.option("--world-size", type=click.IntRange(min=1), help="Number of training processes.")
 @click.option(
+    "--accelerate-config",
+    type=click.Path(dir_okay=False),
+    help="An accelerate config whose num_processes is the world size of the configs linted with it.",
+)
+@click.option(
     "--framework",
     type=click.Choice(["trl", "swift"]),
     help="Treat every file as a config of this framework instead of detecting it.",
@@ -162,10 +167,32 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
     merged = {name: value for name, value in settings.items() if name in Options._fields}
     merged.update({name: value for name, value in given.items() if value is not None})
     merged["targets"] = targets
+    if flags["accelerate_config"] and flags["world_size"] is None:
+        merged["accelerate"] = _accelerate_world(flags["accelerate_config"])
     merged["force_exclude"] = flags["force_exclude"]
     merged["only_configs"] = flags["only_configs"]
     fail_on = flags["fail_on"] or settings.get("fail_on", "error")
     return Options(**merged), fail_on
+
+
+def _accelerate_world(path: str) -> Any:
+    from pathlib import Path
+
+    from grpo_lint.accelerate_config import is_accelerate_config
+    from grpo_lint.engine import accelerate_world
+    from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.document import Document
+
+    parsed = yaml_reader.read(Path(path), path)
+    if not isinstance(parsed, Document) or not is_accelerate_config(parsed):
+        reason = (
+            parsed.message if parsed is not None and not isinstance(parsed, Document) else "not an accelerate config"
+        )
+        raise click.BadParameter(f"{path}: {reason}", param_hint="--accelerate-config")
+    world = accelerate_world(parsed)
+    if world is None:
+        raise click.BadParameter(f"{path} does not set num_processes", param_hint="--accelerate-config")
+    return world
 
 
 def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:

@@ -29,6 +29,7 @@ class Span(NamedTuple):
     column: int
     end_line: int
     end_column: int
+    path: str | None = None  # another file than the one being linted (a config named by a launch script)
 
     @classmethod
     def point(cls, line: int, column: int) -> Span:

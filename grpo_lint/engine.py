@@ -6,7 +6,9 @@ suppressions (with GRPO008 for unused ones) and per-rule severity overrides.
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
@@ -16,7 +18,7 @@ from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.versions import resolve_target
 
 if TYPE_CHECKING:
-    from grpo_lint.plan import RunPlan
+    from grpo_lint.plan import RunPlan, Setting
 
 # A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
 # reported only when its text looks like a GRPO config; any other broken YAML is not ours to judge.
@@ -26,7 +28,7 @@ _LOOKS_LIKE_GRPO = re.compile(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
 class FileResult:
     """What linting one file gave. (Plain classes, not dataclasses, keep start-up short.)"""
 
-    __slots__ = ("diagnostics", "format", "note", "path", "plan", "status", "text")
+    __slots__ = ("diagnostics", "format", "note", "path", "plans", "sources", "status", "text")
 
     def __init__(
         self,
@@ -35,16 +37,17 @@ class FileResult:
         diagnostics: list[Diagnostic] | None = None,
         text: str = "",
         note: str = "",  # why it was skipped, which framework/version it was linted for
-        plan: RunPlan | None = None,
-        format: str = "",  # "yaml", "json" or "" when unknown
+        plans: list[RunPlan] | None = None,
+        format: str = "",  # "yaml", "json", "shell" or "" when unknown
     ) -> None:
         self.path = path
         self.status = status
         self.diagnostics = diagnostics if diagnostics is not None else []
         self.text = text
         self.note = note
-        self.plan = plan
+        self.plans = plans if plans is not None else []
         self.format = format
+        self.sources: dict[str, str] = {}  # other files its diagnostics point into: path -> text
 
     def __repr__(self) -> str:
         return f"FileResult({self.path!r}, {self.status!r}, {len(self.diagnostics)} diagnostics)"
@@ -75,22 +78,119 @@ def selected(code: str, options: Options) -> bool:
 
 
 def lint_paths(paths: list[str], options: Options) -> Report:
-    return Report([lint_candidate(c, options) for c in discover(paths, options)])
+    """Launch scripts first: a config file they name is checked with their world size and flags,
+    so it is not linted a second time on its own. An accelerate config among the files supplies
+    the world size of the others (unless --world-size says otherwise)."""
+    candidates = list(discover(paths, options))
+    kinds = [file_kind(c.path, c.explicit) for c in candidates]
+    options = _with_accelerate_world(candidates, kinds, options)
+    results: dict[int, FileResult] = {}
+    linked: dict[str, str] = {}
+    for index, candidate in enumerate(candidates):
+        if kinds[index] == "shell":
+            results[index] = lint_candidate(candidate, options, "shell")
+            for source in results[index].sources:
+                linked.setdefault(os.path.realpath(source), candidate.display)
+    for index, candidate in enumerate(candidates):
+        if index in results:
+            continue
+        script = linked.get(os.path.realpath(candidate.path))
+        if script is not None:
+            results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
+        else:
+            results[index] = lint_candidate(candidate, options, kinds[index])
+    return Report([results[i] for i in range(len(candidates))])
 
 
-def lint_candidate(candidate: Candidate, options: Options) -> FileResult:
+def file_kind(path: Path, explicit: bool) -> str:
+    """ "shell" for launch scripts (*.sh, or a named file with a shell shebang), else "config"."""
+    suffix = path.suffix.lower()
+    if suffix in (".sh", ".bash"):
+        return "shell"
+    if suffix in (".yaml", ".yml", ".json") or not explicit:
+        return "config"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(128)
+    except OSError:
+        return "config"
+    from grpo_lint.sources.shell import looks_like_shell
+
+    return "shell" if looks_like_shell(head.decode("utf-8", "replace")) else "config"
+
+
+def lint_candidate(candidate: Candidate, options: Options, kind: str = "config") -> FileResult:
     from grpo_lint.sources import yaml_reader
 
     if not candidate.path.exists():
         return _finish(_unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
+    if kind == "shell":
+        data = yaml_reader.read_bytes(candidate.path)
+        text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+        if isinstance(text, ReadProblem):
+            return _finish(_unreadable(candidate.display, text, options), options)
+        return _finish(lint_script_text(text, candidate.display, candidate.explicit, options), options)
     parsed = yaml_reader.read(candidate.path, candidate.display)
     return _finish(_lint_parsed(parsed, candidate.display, candidate.explicit, options), options)
 
 
-def lint_text(text: str, display: str, options: Options) -> FileResult:
-    """Lint text that comes with a name but not from a walk (stdin, tests, rule pages)."""
+def lint_script_text(text: str, display: str, explicit: bool, options: Options) -> FileResult:
+    from grpo_lint.launch_scripts import lint_script
+
+    linted = lint_script(text, display, options)
+    if not any(launch.role == "train" for launch in linted.launches) and not linted.diagnostics:
+        note = "no GRPO launch command" if not linted.launches else "starts only a rollout server"
+        return FileResult(display, "skipped", text=text, note=note, format="shell")
+    diagnostics = [d if d.path else d._replace(path=display) for d in linted.diagnostics if selected(d.code, options)]
+    result = FileResult(display, "linted", diagnostics, text, "launch script", linted.plans, "shell")
+    result.sources = linted.sources
+    return result
+
+
+def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], options: Options) -> Options:
+    """One accelerate config named among the files (or --accelerate-config) gives the others their world size."""
+    if options.world_size is not None or options.accelerate is not None:
+        return options
+    from grpo_lint.accelerate_config import is_accelerate_config
     from grpo_lint.sources import yaml_reader
 
+    found = []
+    for candidate, kind in zip(candidates, kinds, strict=True):
+        if kind != "config" or not candidate.explicit or not candidate.path.is_file():
+            continue
+        parsed = yaml_reader.read(candidate.path, candidate.display)
+        if isinstance(parsed, Document) and is_accelerate_config(parsed):
+            found.append(parsed)
+    if len(found) != 1:
+        return options
+    return options._replace(accelerate=accelerate_world(found[0]))
+
+
+def accelerate_world(document: Document) -> Setting | None:
+    from grpo_lint.accelerate_config import from_document
+    from grpo_lint.plan import Setting
+
+    config = from_document(document)
+    entry = document.entries.get("num_processes")
+    if config.num_processes is None or config.num_processes < 1 or entry is None:
+        return None
+    span = entry.key_span._replace(path=document.path)
+    return Setting(config.num_processes, "num_processes", span, f"num_processes in {document.path}")
+
+
+def lint_text(text: str, display: str, options: Options, kind: str | None = None) -> FileResult:
+    """Lint text that comes with a name but not from a walk (stdin, tests, rule pages).
+
+    `kind` is "shell" or "config"; by default a `.sh`/`.bash` name or a shell shebang means shell.
+    """
+    from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.shell import looks_like_shell
+
+    if kind is None:
+        shell = display.lower().endswith((".sh", ".bash")) or looks_like_shell(text)
+        kind = "shell" if shell else "config"
+    if kind == "shell":
+        return _finish(lint_script_text(text, display, True, options), options)
     return _finish(_lint_parsed(yaml_reader.read_text(text, display), display, True, options), options)
 
 
@@ -139,10 +239,16 @@ def lint_document(document: Document, options: Options) -> FileResult:
 
     framework = options.framework
     if framework is None:
+        from grpo_lint.accelerate_config import is_accelerate_config
+
+        if is_accelerate_config(document) and document.format != "cli":
+            return _lint_accelerate_config(document, options)
         detection = detect(document)
         if detection.framework is None:
             return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
         framework = detection.framework
+    if document.launcher is None and options.accelerate is not None:
+        document.launcher = options.accelerate
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     target = resolve_target(framework, options.targets, str(recorded.value) if recorded is not None else None)
     if framework == "trl":
@@ -150,8 +256,21 @@ def lint_document(document: Document, options: Options) -> FileResult:
     else:
         from grpo_lint.frameworks.swift.frontend import build
     plan = build(document, target, options)
-    diagnostics = [d for d in run_all(plan, options) if selected(d.code, options)]
-    return FileResult(document.path, "linted", diagnostics, document.text, str(target), plan, document.format)
+    diagnostics = [
+        d._replace(path=d.span.path) if d.span is not None and d.span.path else d
+        for d in run_all(plan, options)
+        if selected(d.code, options)
+    ]
+    return FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
+
+
+def _lint_accelerate_config(document: Document, options: Options) -> FileResult:
+    from grpo_lint.checks.launch import check_accelerate_config
+
+    diagnostics = [d for d in check_accelerate_config(document) if selected(d.code, options)]
+    if not diagnostics:
+        return FileResult(document.path, "skipped", text=document.text, note="an accelerate config (consistent)")
+    return FileResult(document.path, "linted", diagnostics, document.text, "accelerate config", None, document.format)
 
 
 def _finish(result: FileResult, options: Options) -> FileResult:
@@ -162,15 +281,22 @@ def _finish(result: FileResult, options: Options) -> FileResult:
             code for patterns, codes in options.per_file_ignores if matches(result.path, patterns) for code in codes
         }
         diagnostics = [d for d in diagnostics if not any(d.code.startswith(c) for c in ignored)]
-    if result.text and result.format != "json" and "grpo-lint" in result.text:
+    texts = {result.path: result.text, **result.sources}
+    if any("grpo-lint" in text for text in texts.values()):
         from grpo_lint import suppressions
         from grpo_lint.checks import all_rules
 
-        found = suppressions.parse(result.text)
         known = all_rules()
-        diagnostics = suppressions.apply(
-            diagnostics, found, result.path, lambda code: selected(code, options), known.__contains__
-        )
+        kept = [d for d in diagnostics if d.path not in texts]
+        for path, text in texts.items():
+            mine = [d for d in diagnostics if d.path == path]
+            is_json = (result.format == "json") if path == result.path else path.lower().endswith(".json")
+            if text and not is_json and "grpo-lint" in text:
+                mine = suppressions.apply(
+                    mine, suppressions.parse(text), path, lambda code: selected(code, options), known.__contains__
+                )
+            kept.extend(mine)
+        diagnostics = kept
     if options.severity:
         diagnostics = [
             d._replace(severity=options.severity[d.code]) if d.code in options.severity else d for d in diagnostics

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from grpo_lint.diagnostics import Severity
 from grpo_lint.versions import Target
+
+if TYPE_CHECKING:
+    from grpo_lint.plan import Setting
 
 
 class Thresholds(NamedTuple):
@@ -38,3 +41,4 @@ class Options(NamedTuple):
     per_file_ignores: tuple[tuple[PathPatterns, frozenset[str]], ...] = ()
     force_exclude: bool = False  # apply `exclude` to files named on the command line too
     only_configs: bool = False  # named files that are not GRPO configs are skipped, as in a walk
+    accelerate: Setting | None = None  # world size from an accelerate config (--accelerate-config)

@@ -12,13 +12,14 @@ from .conftest import ROOT, lint
 
 PAGES = sorted((ROOT / "rules").glob("GRPO*.md"))
 _BLOCK = re.compile(r"```(\w+) (fail|pass)\n(.*?)```", re.S)
+_NAMES = {"yaml": "config.yaml", "bash": "launch.sh"}
 _OPTIONS = re.compile(r"<!-- grpo-lint-example: (.*?) -->")
 
 
 def examples(page):
     text = page.read_text()
     options = _OPTIONS.search(text)
-    blocks = {kind: body for _, kind, body in _BLOCK.findall(text)}
+    blocks = {kind: (body, _NAMES[language]) for language, kind, body in _BLOCK.findall(text)}
     return options.group(1) if options else "", blocks
 
 
@@ -29,14 +30,16 @@ def test_every_rule_has_a_page_and_every_page_a_rule():
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_failing_example_raises_exactly_its_rule(page):
     options, blocks = examples(page)
-    found = {d.code for d in lint(blocks["fail"], options)}
+    body, name = blocks["fail"]
+    found = {d.code for d in lint(body, options, name)}
     assert found == {page.stem}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_fixed_example_is_clean(page):
     options, blocks = examples(page)
-    assert [(d.code, d.message) for d in lint(blocks["pass"], options)] == []
+    body, name = blocks["pass"]
+    assert [(d.code, d.message) for d in lint(body, options, name)] == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])

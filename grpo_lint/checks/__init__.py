@@ -85,6 +85,7 @@ def all_rules() -> dict[str, Rule]:
             consistency,
             groups,
             known_bugs,
+            launch,
             sampling,
         )
 

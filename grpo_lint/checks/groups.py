@@ -297,22 +297,27 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
 def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     world = plan.world_size
-    if world.origin == "assumed" or (world.key and world.value == 1 and "applies ENV" in world.origin):
+    assumed = world.origin.startswith("assumed")
+    if assumed or (world.key and world.value == 1 and "applies ENV" in world.origin):
         valid = valid_world_sizes(plan.group_rules, plan.geometry)
         where = (
             f"valid on {spell_counts(valid)} process{'es' if valid != [1] else ''}"
             if valid
             else "valid on no process count from 1 to 64"
         )
-        reason = world.origin if world.origin != "assumed" else "the config does not say"
+        # "assumed" alone: nothing said; "assumed: why" when a launch script's value is not static.
+        reason = (world.origin.partition("assumed: ")[2] or "the config does not say") if assumed else world.origin
         how = "num_processes: N" if plan.framework == "trl" else "ENV: {NPROC_PER_NODE: N}"
+        fix = f"pass --world-size N, or set `{how}` in the config"
+        if plan.document.format == "cli":
+            fix = "pass --world-size N, or give the launcher a literal process count"
         yield report(
             plan,
             "GRPO106",
             f"world size taken as 1 process ({reason}); the batch checks assume it. "
             f"With {fw(plan)} this config is {where}.",
             world if world.span else FILE_START,
-            fix=f"pass --world-size N, or set `{how}` in the config",
+            fix=fix,
         )
 
 

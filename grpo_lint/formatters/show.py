@@ -63,8 +63,8 @@ def _setting(setting: Setting) -> dict[str, Any]:
 
 
 def render_show(report: Report, fmt: str) -> str:
-    plans = [f.plan for f in report.files if f.plan is not None]
-    skipped = [(f.path, f.note or f.status) for f in report.files if f.plan is None]
+    plans = [plan for f in report.files for plan in f.plans]
+    skipped = [(f.path, f.note or f.status) for f in report.files if not f.plans]
     if fmt == "json":
         payload = {"runs": [describe(p) for p in plans], "skipped": [{"path": p, "reason": r} for p, r in skipped]}
         return json.dumps(payload, indent=2, default=str) + "\n"

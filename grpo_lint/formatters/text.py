@@ -20,9 +20,11 @@ def render_text(report: Report, color: bool = False, quiet: bool = False) -> str
     """Diagnostics with snippets and a summary line; `quiet` keeps only the diagnostics."""
     out: list[str] = []
     for result in report.files:
-        lines = result.text.splitlines() if result.text else []
+        lines = {result.path: result.text.splitlines() if result.text else []}
+        for path, text in result.sources.items():
+            lines[path] = text.splitlines()
         for diagnostic in result.diagnostics:
-            out.extend(_render_one(diagnostic, lines, color))
+            out.extend(_render_one(diagnostic, lines.get(diagnostic.path, []), color))
     if not quiet:
         out.append(_summary(report, color))
     return "\n".join(out) + "\n" if out else ""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
+
+if TYPE_CHECKING:
+    from grpo_lint.plan import Setting
 
 
 class Entry:
@@ -32,15 +35,17 @@ class Entry:
 class Document:
     """A parsed config file."""
 
-    __slots__ = ("_lines", "duplicates", "entries", "format", "path", "text")
+    __slots__ = ("_lines", "duplicates", "entries", "format", "launcher", "path", "text")
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
         self.path = path
         self.text = text
-        self.format = format  # "yaml" or "json"
+        self.format = format  # "yaml", "json", or "cli" (flags of a launch script)
         self.entries = entries
         self.duplicates: list[tuple[Entry, Entry]] = []
         self._lines: list[str] | None = None
+        # The world size a launch script (or an accelerate config) decided, beating the file's own.
+        self.launcher: Setting | None = None
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

@@ -138,6 +138,8 @@ def _env_int(env: dict[str, Any], name: str) -> int | None:
 def _world_size(document: Document, version: Version, options: Options) -> Setting:
     if options.world_size is not None:
         return Setting(options.world_size, None, None, "--world-size")
+    if document.launcher is not None:
+        return document.launcher
     env_entry = document.entries.get("ENV")
     if env_entry is not None and isinstance(env_entry.value, dict):
         env = env_entry.value

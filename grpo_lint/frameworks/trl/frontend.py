@@ -82,6 +82,8 @@ def _optional_int(setting: Setting | None) -> int | None:
 def _world_size(document: Document, coerced: dict, options: Options) -> Setting:
     if options.world_size is not None:
         return Setting(options.world_size, None, None, "--world-size")
+    if document.launcher is not None:
+        return document.launcher
     entry = document.entries.get("num_processes")
     if entry is not None and isinstance(coerced.get("num_processes"), int):
         machines = document.entries.get("num_machines")

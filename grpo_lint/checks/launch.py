@@ -1,0 +1,278 @@
+"""GRPO5xx: rules about how a run is launched (launch scripts and accelerate configs).
+
+They judge a whole script rather than one RunPlan, so they are registered without a plan check
+and run by grpo_lint.launch_scripts. Facts: reference ms-swift.md section 1, verl-openrlhf-launchers.md
+section 3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from packaging.version import Version
+
+from grpo_lint.checks import REGISTRY, Rule
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.sources.document import Document
+from grpo_lint.sources.shell import Script, Word
+
+if TYPE_CHECKING:
+    from grpo_lint.launchers import Launch
+    from grpo_lint.options import Options
+    from grpo_lint.plan import RunPlan
+
+_RULES = (
+    ("GRPO501", "comment-ends-command", Severity.ERROR, "A commented-out line inside a `\\`-continued command."),
+    ("GRPO502", "swift-vllm-device-map", Severity.ERROR, "ms-swift with vLLM where a process sees several GPUs."),
+    ("GRPO503", "launcher-bypassed", Severity.WARNING, "The launch bypasses the distributed launcher."),
+    ("GRPO504", "rollout-gpus-overlap", Severity.WARNING, "The vLLM server and the training share GPUs."),
+    ("GRPO505", "rollout-gpus-missing", Severity.ERROR, "A rollout server asks for more GPUs than it sees."),
+    ("GRPO506", "accelerate-config-inconsistent", Severity.ERROR, "An accelerate config contradicts itself."),
+    ("GRPO507", "unresolved-value", Severity.INFO, "A launch-script value that is not known before launch."),
+)
+for _code, _name, _severity, _summary in _RULES:
+    REGISTRY[_code] = Rule(_code, _name, _severity, _summary, None)
+
+
+def _diagnostic(code: str, message: str, span: Span, fix: str, severity: Severity | None = None, key=None):
+    return Diagnostic(code, severity or REGISTRY[code].severity, message, "", span, key=key, fix=fix)
+
+
+def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]], options: Options) -> list[Diagnostic]:
+    launches = [launch for launch, _ in pairs]
+    found: list[Diagnostic] = []
+    found.extend(_cut_off(script, launches))
+    for launch, plan in pairs:
+        found.extend(_device_map(launch, plan, options))
+        found.extend(_bypassed(launch))
+        found.extend(_server_capacity(launch))
+    found.extend(_overlap(launches))
+    return found
+
+
+def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    started = {launch.command.line: launch for launch in launches}
+    for cut in script.cutoffs:
+        launch = started.get(cut.command_line)
+        if launch is None:
+            continue
+        flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--")]
+        listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
+        program = " ".join(w.text for w in launch.command.words[:2])
+        yield _diagnostic(
+            "GRPO501",
+            f"this comment ends the `{program}` command of line {cut.command_line}: a `\\` inside a comment "
+            f"continues nothing, so {listed or 'the words after it'} on line {cut.lost[0].span.line} onwards "
+            f"never reach the run (the shell then tries to run `{cut.lost[0].text}` as a command)",
+            cut.comment,
+            "delete the commented-out line, or move it below the command",
+        )
+
+
+def _visible(launch: Launch) -> list[str] | None:
+    return list(launch.visible) if launch.visible is not None else None
+
+
+def _per_node(launch: Launch) -> int | None:
+    """Processes per machine of a swift launch: NPROC_PER_NODE, or 1 without it."""
+    word = launch.command.env.get("NPROC_PER_NODE")
+    if launch.bypass or word is None:
+        return 1
+    if not word.known or not word.text.isdigit() or int(word.text) < 1:
+        return None
+    return int(word.text)
+
+
+def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Iterator[Diagnostic]:
+    if launch.framework != "swift" or launch.role != "train" or launch.visible_word is None:
+        return
+    visible, per_node = _visible(launch), _per_node(launch)
+    if visible is None or per_node is None or not visible:
+        return
+    use_vllm = plan is not None and plan.value("use_vllm") is True
+    version = plan.target.version if plan is not None else None
+    gpus, span = len(visible), launch.visible_word.span
+    fix = f"NPROC_PER_NODE={gpus} (one process per visible GPU)"
+    if gpus % per_node:
+        yield _diagnostic(
+            "GRPO502",
+            f"CUDA_VISIBLE_DEVICES lists {gpus} GPUs for {per_node} process{'es' if per_node > 1 else ''} per "
+            f"machine: not a whole number of GPUs per process. ms-swift asserts it at start-up: "
+            f'"n_gpu: {gpus}, local_world_size: {per_node}".',
+            span,
+            fix,
+            key="CUDA_VISIBLE_DEVICES",
+        )
+    elif gpus // per_node >= 2 and use_vllm:
+        rejected = version is None or version >= Version("3.6.0")
+        yield _diagnostic(
+            "GRPO502",
+            f"each of the {per_node} training process{'es' if per_node > 1 else ''} sees {gpus // per_node} GPUs "
+            f"(CUDA_VISIBLE_DEVICES has {gpus}), which ms-swift runs as device_map model parallelism; "
+            + (
+                'with vLLM it stops at start-up: "GRPO with vLLM is not compatible with `device_map`. Please set '
+                'NPROC_PER_NODE equal to num_processes."'
+                if rejected
+                else f"ms-swift {version} accepts it, but vLLM and device_map share the same GPUs"
+            ),
+            span,
+            fix,
+            severity=None if rejected else Severity.WARNING,
+            key="CUDA_VISIBLE_DEVICES",
+        )
+
+
+def _bypassed(launch: Launch) -> Iterator[Diagnostic]:
+    if launch.role != "train" or not launch.bypass:
+        return
+    visible = _visible(launch)
+    several = visible is not None and len(visible) >= 2
+    swift_env = launch.framework == "swift" and launch.launcher == "python"
+    if not several and not (swift_env and ("NPROC_PER_NODE" in launch.command.env)):
+        return
+    where = f"{len(visible)} GPUs are visible" if several and visible else "NPROC_PER_NODE is set"
+    if launch.framework == "swift":
+        fix = "start it with `swift rlhf ...` (with NPROC_PER_NODE set), which runs torchrun for you"
+    else:
+        fix = "start it with `accelerate launch --num_processes N ...` or `torchrun --nproc_per_node N ...`"
+    yield _diagnostic(
+        "GRPO503",
+        f"{launch.bypass}: {where}, but a single training process runs, so the batch and group arithmetic "
+        "differs from the one the script was written for",
+        launch.command.words[0].span,
+        fix,
+    )
+
+
+def _int_flag(launch: Launch, *names: str) -> tuple[int, Word | None] | None:
+    """An integer flag of the launched program (the first of `names` given), default 1."""
+    words = list(launch.args)
+    for index, word in enumerate(words):
+        flag, equals, inline = word.text.partition("=")
+        if flag in names:
+            value = inline if equals else (words[index + 1].text if index + 1 < len(words) else "")
+            known = word.known and (equals or (index + 1 < len(words) and words[index + 1].known))
+            if not known or not value.isdigit():
+                return None
+            return int(value), word
+    return 1, None
+
+
+def _server_size(launch: Launch) -> tuple[int, Word | None] | None:
+    if launch.framework == "swift":
+        tp = _int_flag(launch, "--vllm_tensor_parallel_size", "--tensor_parallel_size")
+        dp = _int_flag(launch, "--vllm_data_parallel_size", "--data_parallel_size")
+    else:
+        tp = _int_flag(launch, "--tensor_parallel_size", "--tensor-parallel-size")
+        dp = _int_flag(launch, "--data_parallel_size", "--data-parallel-size")
+    if tp is None or dp is None:
+        return None
+    return tp[0] * dp[0], tp[1] or dp[1]
+
+
+def _server_capacity(launch: Launch) -> Iterator[Diagnostic]:
+    if launch.role != "server":
+        return
+    size, visible = _server_size(launch), _visible(launch)
+    if size is None or visible is None or size[0] <= len(visible):
+        return
+    needed, word = size
+    program = " ".join(w.text for w in launch.command.words[:2])
+    quote = ""
+    if launch.framework == "swift":
+        quote = (
+            f' ms-swift 3.7+ stops with "Error: local_device_count ({len(visible)}) must be greater than or equal to '
+            f'the product of vllm_data_parallel_size and vllm_tensor_parallel_size".'
+        )
+    yield _diagnostic(
+        "GRPO505",
+        f"`{program}` needs tensor x data parallel = {needed} GPUs but CUDA_VISIBLE_DEVICES gives it "
+        f"{len(visible)}.{quote}",
+        word.span if word is not None else launch.command.words[0].span,
+        f"give the server {needed} GPUs in CUDA_VISIBLE_DEVICES, or lower its parallel sizes to fit {len(visible)}",
+    )
+
+
+def _devices(launch: Launch) -> set[str] | None:
+    """The physical GPUs a command uses, where the script makes that knowable."""
+    visible = _visible(launch)
+    if launch.role == "server":
+        size = _server_size(launch)
+        if size is None:
+            return None
+        return set(visible[: size[0]]) if visible is not None else {str(i) for i in range(size[0])}
+    if visible is not None:
+        return set(visible)
+    if launch.world is not None and launch.world.key is not None:
+        nodes = launch.command.env.get("NNODES")
+        per_node = launch.world.value
+        if nodes is not None and nodes.known and nodes.text.isdigit() and int(nodes.text) > 0:
+            per_node //= int(nodes.text)
+        return {str(i) for i in range(per_node)}
+    return None
+
+
+def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
+    servers = [launch for launch in launches if launch.role == "server"]
+    trainers = [launch for launch in launches if launch.role == "train"]
+    for server in servers:
+        server_gpus = _devices(server)
+        for trainer in trainers:
+            trainer_gpus = _devices(trainer)
+            if not server_gpus or not trainer_gpus:
+                continue
+            shared = sorted(server_gpus & trainer_gpus, key=lambda d: (len(d), d))
+            if not shared:
+                continue
+            program = " ".join(w.text for w in server.command.words[:2])
+            span = trainer.visible_word.span if trainer.visible_word is not None else trainer.command.words[0].span
+            yield _diagnostic(
+                "GRPO504",
+                f"the training command and `{program}` (line {server.command.line}) both use GPU "
+                f"{', '.join(shared)}. The vLLM server and the training processes then compete for memory; TRL "
+                'after 0.19.1 stops with "Attempting to use the same CUDA device for multiple distinct roles/ranks '
+                'within the same communicator."',
+                span,
+                "give the server and the training disjoint CUDA_VISIBLE_DEVICES lists",
+            )
+
+
+def check_accelerate_config(document: Document) -> Iterator[Diagnostic]:
+    """GRPO506 for an accelerate config file on its own."""
+    from grpo_lint.accelerate_config import from_document
+
+    config = from_document(document)
+    processes = document.entries.get("num_processes")
+    if config.num_processes is not None and config.num_processes > 0 and config.num_processes % config.num_machines:
+        assert processes is not None
+        per_machine = config.num_processes // config.num_machines
+        yield Diagnostic(
+            "GRPO506",
+            Severity.ERROR,
+            f"num_processes {config.num_processes} is the total over all machines, and {config.num_machines} "
+            f"machines cannot share it evenly: accelerate starts {per_machine} per machine, "
+            f"{per_machine * config.num_machines} in all, so every batch computed for {config.num_processes} "
+            "processes is wrong",
+            document.path,
+            processes.key_span,
+            key="num_processes",
+            fix=f"num_processes {per_machine * config.num_machines} or "
+            f"{(per_machine + 1) * config.num_machines} (a multiple of num_machines)",
+        )
+    gpu_ids = document.entries.get("gpu_ids")
+    if gpu_ids is not None and config.num_processes and config.num_machines == 1:
+        text = str(gpu_ids.value).strip()
+        if text and text.lower() != "all":
+            ids = [g for g in text.split(",") if g.strip()]
+            if len(ids) < config.num_processes:
+                yield Diagnostic(
+                    "GRPO506",
+                    Severity.ERROR,
+                    f"gpu_ids lists {len(ids)} GPU{'s' if len(ids) != 1 else ''} for num_processes "
+                    f"{config.num_processes} on one machine: several processes would share a GPU",
+                    document.path,
+                    gpu_ids.key_span,
+                    key="gpu_ids",
+                    fix=f"num_processes {len(ids)}, or list {config.num_processes} GPUs in gpu_ids",
+                )

@@ -1,0 +1,216 @@
+"""Lint a launch script: every GRPO command in it, with the world size its launcher decides, the
+config file it names (flags override the file, as in the framework), and the GRPO5xx launch rules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from packaging.version import Version
+
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.launchers import Launch, recognise, resolve_file
+from grpo_lint.plan import Setting
+from grpo_lint.sources.document import Document, Entry
+from grpo_lint.sources.shell import Script, Word, parse
+from grpo_lint.versions import resolve_target
+
+if TYPE_CHECKING:
+    from grpo_lint.engine import FileResult
+    from grpo_lint.options import Options
+    from grpo_lint.plan import RunPlan
+
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+class ScriptLint:
+    """What linting one script gave: diagnostics (some in the config files it names), plans, files."""
+
+    def __init__(self) -> None:
+        self.diagnostics: list[Diagnostic] = []
+        self.plans: list[RunPlan] = []
+        self.sources: dict[str, str] = {}  # the config files it named: path -> text
+        self.launches: list[Launch] = []
+
+
+def lint_script(text: str, path: str, options: Options) -> ScriptLint:
+    from grpo_lint.checks.launch import run_script_rules
+
+    script = parse(text, path)
+    script_dir = Path(path).resolve().parent
+    result = ScriptLint()
+    result.launches = [launch for c in script.commands if (launch := recognise(c, script_dir)) is not None]
+    pairs: list[tuple[Launch, RunPlan | None]] = []
+    for launch in result.launches:
+        plan = _lint_launch(launch, script, script_dir, options, result) if launch.role == "train" else None
+        pairs.append((launch, plan))
+    result.diagnostics.extend(run_script_rules(script, pairs, options))
+    return result
+
+
+def _lint_launch(
+    launch: Launch, script: Script, script_dir: Path, options: Options, result: ScriptLint
+) -> RunPlan | None:
+    from grpo_lint.engine import lint_document
+
+    target = resolve_target(launch.framework, options.targets)
+    flags, unresolved = flag_entries(launch.args)
+    config_entry, config_path = _config_file(launch, flags, target.version)
+    document = Document(script.path, script.text, "cli", {})
+    file_entries: dict[str, Entry] = {}
+    if config_entry is not None:
+        if config_entry.key.startswith("-"):
+            del flags["config"]  # `--config F` names the file; it is not an argument of the run
+        file_entries = _read_config(config_entry, config_path, script_dir, result)
+    flags_win = not (launch.framework == "swift" and target.version < Version("4.1.0"))
+    document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
+    document.launcher = _launcher_world(launch, file_entries, unresolved)
+    for name in unresolved:
+        document.entries.pop(name, None)
+    linted = lint_document(document, options._replace(framework=launch.framework))
+    result.plans.extend(linted.plans)
+    result.diagnostics.extend(linted.diagnostics)
+    for name, word in unresolved.items():
+        result.diagnostics.append(
+            Diagnostic(
+                "GRPO507",
+                Severity.INFO,
+                f"{word.text} depends on {', '.join(word.unknown)}, which is not known before launch; "
+                f"the checks that need {name} use the default instead",
+                script.path,
+                word.span,
+                key=name,
+                fix="set the variable in the script, or pass a literal value",
+            )
+        )
+    return linted.plans[0] if linted.plans else None
+
+
+def _launcher_world(launch: Launch, file_entries: dict[str, Entry], unresolved: dict[str, Word]) -> Setting | None:
+    if launch.world is not None:
+        if launch.framework == "swift" and launch.world.key is None and "ENV" in file_entries:
+            return None  # no NPROC_PER_NODE in the shell: the config's ENV block decides (ms-swift >= 4.3)
+        return launch.world
+    if launch.world_unknown:
+        return Setting(1, None, launch.command.words[0].span, f"assumed: {launch.world_unknown}")
+    return None
+
+
+def flag_entries(words: tuple[Word, ...]) -> tuple[dict[str, Entry], dict[str, Word]]:
+    """`--name value ...` / `--name=value` / `--switch` as entries keyed by the argument name.
+
+    The entry keeps the flag as the user wrote it (`--num_generations`) for messages. Values whose
+    variables are unknown are returned separately: they cannot be checked.
+    """
+    entries: dict[str, Entry] = {}
+    unresolved: dict[str, Word] = {}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if not _is_flag(word.text):
+            index += 1
+            continue
+        flag, equals, inline = word.text.partition("=")
+        name = flag.lstrip("-").replace("-", "_")
+        flag_span = Span(word.span.line, word.span.column, word.span.line, word.span.column + len(flag))
+        values: list[Word] = []
+        if equals:
+            start = word.span.column + len(flag) + 1
+            values = [
+                word._replace(text=inline, span=Span(word.span.line, start, word.span.end_line, word.span.end_column))
+            ]
+            index += 1
+        else:
+            index += 1
+            while index < len(words) and not _is_flag(words[index].text):
+                values.append(words[index])
+                index += 1
+        unknown = [v for v in values if not v.known]
+        if unknown:
+            unresolved[name] = unknown[0]
+        value: Any = "true" if not values else values[0].text if len(values) == 1 else [v.text for v in values]
+        value_span = values[0].span if values else flag_span
+        entry = Entry(flag, value, flag_span, value_span)
+        if len(values) > 1:
+            entry.item_spans = [v.span for v in values]
+        if value_span is not flag_span and len(values) == 1 and values[0].text.startswith("{"):
+            entry.value = _json_or_text(values[0].text)
+        entries[name] = entry
+    return entries, unresolved
+
+
+def _is_flag(text: str) -> bool:
+    if not text.startswith("-") or text == "-":
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False  # a negative number is a value (`--top_k -1`)
+
+
+def _json_or_text(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> tuple[Entry | None, str | None]:
+    """The config file a command names: TRL `--config F`; ms-swift `swift rlhf F` (>= 4.1) or `--config F`."""
+    entry = flags.get("config")
+    takes_config = launch.framework == "trl" or Version("3.10.0") <= version < Version("4.1.0")
+    if entry is not None and isinstance(entry.value, str) and takes_config:
+        return entry, entry.value
+    if launch.framework == "swift" and launch.args and version >= Version("4.1.0"):
+        first = launch.args[0]
+        if first.known and first.text.lower().endswith(_CONFIG_SUFFIXES):
+            return Entry(first.text, first.text, first.span, first.span), first.text
+    return None, None
+
+
+def _read_config(entry: Entry, config: str | None, script_dir: Path, result: ScriptLint) -> dict[str, Entry]:
+    from grpo_lint.sources import yaml_reader
+
+    if config is None:
+        return {}
+    path = resolve_file(config, script_dir)
+    if path is None:
+        result.diagnostics.append(
+            Diagnostic(
+                "GRPO001",
+                Severity.WARNING,
+                f"the config file {config} named here was not found (looked from the current directory, "
+                "the script's folder and its parents); only the flags are checked",
+                "",
+                entry.value_span,
+            )
+        )
+        return {}
+    parsed = yaml_reader.read(path, str(path))
+    if not isinstance(parsed, Document):
+        message = parsed.message if parsed is not None else "it is empty"
+        result.diagnostics.append(
+            Diagnostic("GRPO001", Severity.ERROR, f"cannot read {config}: {message}", "", entry.value_span)
+        )
+        return {}
+    display = str(path)
+    result.sources[display] = parsed.text
+    return {key: stamp(value, display) for key, value in parsed.entries.items()}
+
+
+def stamp(entry: Entry, path: str) -> Entry:
+    """The same entry, its spans marked as belonging to another file."""
+    copy = Entry(entry.key, entry.value, entry.key_span._replace(path=path), entry.value_span._replace(path=path))
+    copy.item_spans = [s._replace(path=path) for s in entry.item_spans]
+    copy.children = {k: stamp(v, path) for k, v in entry.children.items()}
+    return copy
+
+
+def finish_file_result(result: FileResult, linted: ScriptLint) -> None:
+    """Diagnostics without a path belong to the script itself."""
+    result.diagnostics = [d if d.path else d._replace(path=result.path) for d in linted.diagnostics]
+    result.plans = linted.plans
+    result.sources = linted.sources

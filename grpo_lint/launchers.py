@@ -1,0 +1,326 @@
+"""What a launch-script command starts: which framework, with which flags, on how many processes.
+
+`recognise` turns a shell Command into a Launch: `swift rlhf|rollout`, `python -m swift.cli.rlhf`,
+`trl grpo|vllm-serve`, `accelerate launch`, `torchrun` (and `python -m torch.distributed.run`),
+`deepspeed`, `python script.py` / `python -m trl.scripts.grpo`, with the program's own flags kept
+as Words so that diagnostics point at them. World sizes follow the launcher's precedence
+(reference: verl-openrlhf-launchers.md section 3, ms-swift.md section 1.1).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import NamedTuple
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.plan import Setting
+from grpo_lint.sources.shell import Command, Word
+
+# Flags of each launcher that take no value (everything else `--flag value` consumes the next word).
+_ACCELERATE_SWITCHES = frozenset({
+    "--multi_gpu", "--cpu", "--use_deepspeed", "--use_fsdp", "--use_megatron_lm", "--use_xpu", "--tpu",
+    "--debug", "-q", "--quiet", "--no_python", "-m", "--module", "--same_network", "--downcast_bf16",
+    "--enable_cpu_affinity", "--tpu_use_cluster", "--tpu_use_sudo", "--dynamo_use_fullgraph",
+    "--dynamo_use_dynamic", "--ipex", "--mps",
+})  # fmt: skip
+_TORCHRUN_SWITCHES = frozenset({
+    "--standalone", "--no_python", "--no-python", "-m", "--module", "--run_path", "--run-path", "--tee_all",
+})  # fmt: skip
+_DEEPSPEED_SWITCHES = frozenset({
+    "--no_python", "--no_local_rank", "--no_ssh_check", "--force_multi", "--save_pid", "--enable_each_rank_log",
+    "--autotuning", "--elastic_training", "--bind_cores_to_rank", "--module",
+})  # fmt: skip
+_PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-c"})
+_TRL_GRPO_MODULES = ("trl.scripts.grpo", "trl.cli")
+_GRPO_FLAGS = frozenset({"--num_generations", "--num-generations", "--rlhf_type", "--generation_batch_size"})
+
+
+class Launch(NamedTuple):
+    command: Command
+    framework: str  # "trl" or "swift"
+    role: str  # "train" or "server" (swift rollout, trl vllm-serve)
+    launcher: str  # "swift", "trl", "accelerate", "torchrun", "deepspeed", "python"
+    args: tuple[Word, ...]  # the program's own flags
+    world: Setting | None  # training processes, when the launcher decides and it is known
+    world_unknown: str | None  # why the launcher's process count is not known statically
+    bypass: str | None  # GRPO503: how the launcher is bypassed
+    visible: tuple[str, ...] | None  # CUDA_VISIBLE_DEVICES, when set and known
+    visible_word: Word | None
+
+
+def recognise(command: Command, script_dir: Path) -> Launch | None:
+    words = list(command.words)
+    name = os.path.basename(words[0].text)
+    if name == "swift" and len(words) > 1 and words[1].text in ("rlhf", "rollout"):
+        role = "train" if words[1].text == "rlhf" else "server"
+        world, unknown = _swift_world(command) if role == "train" else (None, None)
+        return _launch(command, "swift", role, "swift", words[2:], world, unknown)
+    if name == "trl" and len(words) > 1 and words[1].text in ("grpo", "vllm-serve"):
+        role = "train" if words[1].text == "grpo" else "server"
+        return _launch(command, "trl", role, "trl", words[2:], None, None)
+    if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
+        flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
+        world, unknown = _accelerate_world(flags, command, script_dir)
+        return _program(command, "accelerate", program, world, unknown)
+    if name in ("torchrun", "torch.distributed.run"):
+        flags, program = _split_launcher(words[1:], _TORCHRUN_SWITCHES)
+        world, unknown = _torchrun_world(flags, command)
+        return _program(command, "torchrun", program, world, unknown)
+    if name == "deepspeed":
+        flags, program = _split_launcher(words[1:], _DEEPSPEED_SWITCHES)
+        world, unknown = _deepspeed_world(flags, command)
+        return _program(command, "deepspeed", program, world, unknown)
+    if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
+        return _python(command, words[1:], script_dir)
+    return None
+
+
+def _launch(
+    command: Command,
+    framework: str,
+    role: str,
+    launcher: str,
+    args: list[Word],
+    world: Setting | None,
+    unknown: str | None,
+    bypass: str | None = None,
+) -> Launch:
+    visible_word = command.env.get("CUDA_VISIBLE_DEVICES")
+    visible = None
+    if visible_word is not None and visible_word.known:
+        visible = tuple(d for d in visible_word.text.split(",") if d.strip())
+    return Launch(command, framework, role, launcher, tuple(args), world, unknown, bypass, visible, visible_word)
+
+
+def _python(command: Command, words: list[Word], script_dir: Path) -> Launch | None:
+    """`python [-u ...] -m module args` or `python script.py args`."""
+    index = 0
+    while index < len(words) and words[index].text.startswith("-") and words[index].text != "-m":
+        index += 2 if words[index].text in _PYTHON_VALUE_OPTIONS else 1
+    if index >= len(words):
+        return None
+    if words[index].text == "-m" and index + 1 < len(words):
+        module, args = words[index + 1].text, words[index + 2 :]
+        if module in ("torch.distributed.run", "torch.distributed.launch"):
+            flags, program = _split_launcher(args, _TORCHRUN_SWITCHES)
+            world, unknown = _torchrun_world(flags, command)
+            return _program(command, "torchrun", program, world, unknown)
+        if module == "accelerate.commands.launch":
+            flags, program = _split_launcher(args, _ACCELERATE_SWITCHES)
+            world, unknown = _accelerate_world(flags, command, script_dir)
+            return _program(command, "accelerate", program, world, unknown)
+        return _program(command, "python", [words[index], words[index + 1], *args], _one(command), None)
+    return _program(command, "python", words[index:], _one(command), None)
+
+
+def _one(command: Command) -> Setting:
+    return Setting(1, None, command.words[0].span, "a plain `python` command runs one process")
+
+
+def _program(
+    command: Command, launcher: str, program: list[Word], world: Setting | None, unknown: str | None
+) -> Launch | None:
+    """The program a launcher starts: swift's rlhf.py, TRL's grpo script, or a script with GRPO flags."""
+    if not program:
+        return None
+    first = program[0].text
+    if first in ("-m", "--module", "--no_python") and len(program) > 1:
+        target, args = program[1].text, program[2:]
+    else:
+        target, args = first, program[1:]
+    target_path = target.replace("\\", "/")
+    if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
+        bypass = None
+        if launcher == "python" and ("NPROC_PER_NODE" in command.env or "NNODES" in command.env):
+            bypass = "`python -m swift.cli.rlhf` bypasses swift's launcher, so NPROC_PER_NODE/NNODES start no processes"
+        return _launch(command, "swift", "train", launcher, args, world, unknown, bypass)
+    if target == "trl" and args and args[0].text == "grpo":
+        return _launch(command, "trl", "train", launcher, args[1:], world, unknown)
+    is_trl = target in _TRL_GRPO_MODULES or target_path.endswith("trl/scripts/grpo.py")
+    if is_trl or any(w.text.split("=", 1)[0] in _GRPO_FLAGS for w in args):
+        bypass = None
+        if launcher == "python":
+            bypass = "a plain `python` command runs one process"
+        return _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
+    return None
+
+
+def _split_launcher(words: list[Word], switches: frozenset[str]) -> tuple[dict[str, Word], list[Word]]:
+    """A launcher's own flags (name -> value word) and the program words that follow them."""
+    flags: dict[str, Word] = {}
+    index = 0
+    while index < len(words):
+        word = words[index]
+        text = word.text
+        if not text.startswith("-"):
+            break
+        if text in ("-m", "--module"):  # the program is a module: keep `-m module` for _program
+            break
+        if "=" in text:
+            name, _, value = text.partition("=")
+            flags[_canonical(name)] = word._replace(
+                text=value,
+                span=Span(word.span.line, word.span.column + len(name) + 1, word.span.line, word.span.end_column),
+            )
+            flags.setdefault(_canonical(name) + "@flag", word)
+            index += 1
+            continue
+        if text in switches:
+            flags[_canonical(text)] = word._replace(text="true")
+            index += 1
+            continue
+        if index + 1 < len(words):
+            flags[_canonical(text)] = words[index + 1]
+            flags[_canonical(text) + "@flag"] = word
+        index += 2
+    return flags, words[index:]
+
+
+def _canonical(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _number(word: Word | None) -> int | None:
+    if word is None or not word.known:
+        return None
+    try:
+        value = int(word.text)
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
+def _visible_count(command: Command) -> int | None:
+    word = command.env.get("CUDA_VISIBLE_DEVICES")
+    if word is None or not word.known:
+        return None
+    return len([d for d in word.text.split(",") if d.strip()])
+
+
+def _unknown_reason(word: Word | None, what: str) -> str:
+    if word is not None and word.unknown:
+        return f"{what} is {word.text!r}, which depends on {', '.join(word.unknown)}, not known before launch"
+    return f"{what} is not known before launch"
+
+
+def _swift_world(command: Command) -> tuple[Setting | None, str | None]:
+    nproc, nnodes = command.env.get("NPROC_PER_NODE"), command.env.get("NNODES")
+    if nproc is None and nnodes is None:
+        span = command.words[0].span
+        return Setting(1, None, span, "swift without NPROC_PER_NODE or NNODES starts one process"), None
+    per_node = _number(nproc) if nproc is not None else 1
+    nodes = _number(nnodes) if nnodes is not None else 1
+    if per_node is None or nodes is None:
+        bad = nproc if nproc is not None and _number(nproc) is None else nnodes
+        name = "NPROC_PER_NODE" if bad is nproc else "NNODES"
+        return None, _unknown_reason(bad, name)
+    anchor = nproc if nproc is not None else nnodes
+    assert anchor is not None
+    key = "NPROC_PER_NODE" if nproc is not None else "NNODES"
+    origin = f"NPROC_PER_NODE={per_node} x NNODES={nodes}" if nnodes is not None else f"NPROC_PER_NODE={per_node}"
+    return Setting(per_node * nodes, key, anchor.span, origin), None
+
+
+def _accelerate_world(flags: dict[str, Word], command: Command, script_dir: Path) -> tuple[Setting | None, str | None]:
+    processes = flags.get("num_processes")
+    if processes is not None:
+        count = _number(processes)
+        if count is None:
+            return None, _unknown_reason(processes, "--num_processes")
+        flag = flags.get("num_processes@flag", processes)
+        return Setting(count, "--num_processes", flag.span, "accelerate --num_processes (total over machines)"), None
+    config = flags.get("config_file")
+    if config is not None:
+        if not config.known:
+            return None, _unknown_reason(config, "--config_file")
+        from grpo_lint.accelerate_config import read_accelerate_config
+
+        found = read_accelerate_config(_resolve(config.text, script_dir))
+        if found is None:
+            return None, f"the accelerate config {config.text} cannot be read"
+        if found.num_processes is not None and found.num_processes > 0:
+            return Setting(
+                found.num_processes,
+                "--config_file",
+                config.span,
+                f"num_processes: {found.num_processes} in {config.text}",
+            ), None
+        return None, f"{config.text} does not set num_processes"
+    visible = _visible_count(command)
+    if visible is not None:
+        word = command.env["CUDA_VISIBLE_DEVICES"]
+        return Setting(visible, "CUDA_VISIBLE_DEVICES", word.span, "accelerate uses every visible GPU"), None
+    return None, "accelerate launch without --num_processes or --config_file uses every visible GPU of the machine"
+
+
+def _torchrun_world(flags: dict[str, Word], command: Command) -> tuple[Setting | None, str | None]:
+    nproc = flags.get("nproc_per_node") or command.env.get("PET_NPROC_PER_NODE")
+    nnodes = flags.get("nnodes") or command.env.get("PET_NNODES")
+    per_node: int | None = 1
+    key, span = "--nproc_per_node", command.words[0].span
+    if nproc is not None:
+        span = flags.get("nproc_per_node@flag", nproc).span
+        if nproc.known and nproc.text in ("gpu", "auto"):
+            per_node = _visible_count(command)
+            if per_node is None:
+                return None, f"--nproc_per_node {nproc.text} counts the GPUs of the machine"
+        else:
+            per_node = _number(nproc)
+            if per_node is None:
+                return None, _unknown_reason(nproc, "--nproc_per_node")
+    nodes: int | None = 1
+    if nnodes is not None:
+        if nnodes.known and ":" in nnodes.text:
+            return None, f"--nnodes {nnodes.text} is elastic: the world size changes at run time"
+        nodes = _number(nnodes)
+        if nodes is None:
+            return None, _unknown_reason(nnodes, "--nnodes")
+    assert per_node is not None and nodes is not None
+    return Setting(per_node * nodes, key, span, f"torchrun --nproc_per_node {per_node} x --nnodes {nodes}"), None
+
+
+def _deepspeed_world(flags: dict[str, Word], command: Command) -> tuple[Setting | None, str | None]:
+    gpus = flags.get("num_gpus") or flags.get("num_accelerators")
+    nodes_word = flags.get("num_nodes")
+    nodes = _number(nodes_word) if nodes_word is not None else 1
+    if nodes is None:
+        return None, _unknown_reason(nodes_word, "--num_nodes")
+    include = flags.get("include") or flags.get("i")
+    if gpus is not None:
+        count = _number(gpus)
+        if count is None:
+            return None, _unknown_reason(gpus, "--num_gpus")
+        span = flags.get("num_gpus@flag", gpus).span
+        return Setting(count * nodes, "--num_gpus", span, f"deepspeed --num_gpus {count} x --num_nodes {nodes}"), None
+    if include is not None and include.known:
+        total = 0
+        for host in include.text.split("@"):
+            _, _, slots = host.partition(":")
+            total += len([s for s in slots.split(",") if s]) if slots else 0
+        if total:
+            return Setting(total, "--include", include.span, f"deepspeed --include {include.text}"), None
+    visible = _visible_count(command)
+    if visible is not None and nodes == 1:
+        word = command.env["CUDA_VISIBLE_DEVICES"]
+        return Setting(visible, "CUDA_VISIBLE_DEVICES", word.span, "deepspeed uses every visible GPU"), None
+    return None, "deepspeed without --num_gpus uses every GPU of each host"
+
+
+def _resolve(path: str, script_dir: Path) -> Path:
+    """Launch scripts are usually run from the repository root; try that, then the script's folder."""
+    candidate = Path(path)
+    if candidate.is_absolute() or candidate.exists():
+        return candidate
+    return script_dir / path
+
+
+def resolve_file(path: str, script_dir: Path) -> Path | None:
+    candidate = _resolve(path, script_dir)
+    if candidate.is_file():
+        return candidate
+    for parent in script_dir.parents:  # scripts in scripts/ or examples/x/ run from the repository root
+        if (parent / path).is_file():
+            return parent / path
+    return None
