@@ -1,0 +1,304 @@
+"""Launch scripts: the bash reader, every launcher's world size, linked configs, the GRPO5xx rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grpo_lint.engine import lint_text
+from grpo_lint.sources.shell import parse
+
+from .conftest import ROOT, options_from, run_cli
+
+TARGETS = "--target trl==1.16.0 --target swift==4.6.0"
+
+
+def script(text: str, args: str = TARGETS, name: str = "launch.sh"):
+    return lint_text(text, name, options_from(args), kind="shell")
+
+
+def codes(text: str, args: str = TARGETS) -> list[str]:
+    return sorted(d.code for d in script(text, args).diagnostics)
+
+
+def world(text: str, args: str = TARGETS):
+    (plan,) = script(text, args).plans
+    return plan.world_size
+
+
+# The bash reader -------------------------------------------------------------------------------
+
+
+def test_words_quotes_continuations_and_positions():
+    parsed = parse('A=1 swift rlhf \\\n  --model "Qwen/Qwen 7B" \\\n  --x \'$A\' --y "$A"\n', "s.sh")
+    (command,) = parsed.commands
+    # As in bash, a VAR=value prefix is not yet set when the command's own words are expanded.
+    assert [w.text for w in command.words] == ["swift", "rlhf", "--model", "Qwen/Qwen 7B", "--x", "$A", "--y", "$A"]
+    assert command.words[5].known and command.words[7].unknown == ("A",)
+    model = command.words[3]
+    assert (model.span.line, model.span.column, model.span.end_column) == (2, 11, 25)
+    assert command.env["A"].text == "1"
+
+
+def test_variables_exports_defaults_arithmetic_and_unknowns():
+    text = (
+        "export NNODES=2\nLOCAL=4\nGPUS=${GPUS:-8}\nEMPTY=\nX=${EMPTY:-fallback}\n"
+        "run --a $((GPUS*NNODES)) --b $LOCAL --c $(nproc) --d $UNSET --e $1 --f $X\n"
+    )
+    (command,) = parse(text, "s.sh").commands
+    words = {w.text: w for w in command.words}
+    expected = ["--a", "16", "--b", "4", "--c", "$(nproc)", "--d", "$UNSET", "--e", "$1", "--f", "fallback"]
+    assert [w.text for w in command.words][1:] == expected
+    assert words["$(nproc)"].unknown == ("$(nproc)",) and words["$UNSET"].unknown == ("UNSET",)
+    assert set(command.env) == {"NNODES"}  # LOCAL was not exported
+
+
+def test_separators_redirections_and_heredocs():
+    text = "cd /x && echo a > log.txt 2>&1; cat <<EOF\nswift rlhf --not a command\nEOF\nnohup python t.py &\n"
+    commands = parse(text, "s.sh").commands
+    assert [[w.text for w in c.words] for c in commands] == [["cd", "/x"], ["echo", "a"], ["cat"], ["python", "t.py"]]
+
+
+def test_comment_cut_off_is_found_only_when_flags_follow():
+    cut = parse("swift rlhf \\\n  --a 1 \\\n  # --b 2 \\\n  --c 3\n", "s.sh")
+    assert len(cut.cutoffs) == 1 and [w.text for w in cut.cutoffs[0].lost] == ["--c", "3"]
+    assert cut.cutoffs[0].comment.line == 3
+    trailing = parse("swift rlhf \\\n  --a 1\n# a note about the run\necho done\n", "s.sh")
+    assert trailing.cutoffs == []
+
+
+# World size from each launcher -----------------------------------------------------------------
+
+GRPO = "--rlhf_type grpo --per_device_train_batch_size 8 --num_generations 8"
+TRL = "--per_device_train_batch_size 8 --num_generations 8"
+
+
+@pytest.mark.parametrize(
+    ("line", "size", "key"),
+    [
+        (f"NPROC_PER_NODE=4 NNODES=2 swift rlhf {GRPO}", 8, "NPROC_PER_NODE"),
+        (f"export NPROC_PER_NODE=6\nswift rlhf {GRPO}", 6, "NPROC_PER_NODE"),
+        (f"NNODES=3 swift rlhf {GRPO}", 3, "NNODES"),
+        (f"swift rlhf {GRPO}", 1, None),
+        (f"NPROC_PER_NODE=4 python -m swift.cli.rlhf {GRPO}", 1, None),
+        (f"accelerate launch --num_processes 7 -m trl.scripts.grpo {TRL}", 7, "--num_processes"),
+        (f"accelerate launch --num_processes=12 --num_machines 2 train.py {TRL}", 12, "--num_processes"),
+        (f"CUDA_VISIBLE_DEVICES=0,1,2 accelerate launch --multi_gpu train.py {TRL}", 3, "CUDA_VISIBLE_DEVICES"),
+        (f"torchrun --nproc_per_node 8 --nnodes 2 trl/scripts/grpo.py {TRL}", 16, "--nproc_per_node"),
+        (f"torchrun --nproc-per-node=4 -m trl.scripts.grpo {TRL}", 4, "--nproc_per_node"),
+        (f"CUDA_VISIBLE_DEVICES=0,1 torchrun --nproc_per_node gpu train.py {TRL}", 2, "--nproc_per_node"),
+        (f"python -m torch.distributed.run --nproc_per_node 2 train.py {TRL}", 2, "--nproc_per_node"),
+        (f"deepspeed --num_gpus 4 --num_nodes 2 train.py {TRL}", 8, "--num_gpus"),
+        (f"deepspeed --include localhost:0,1,2 train.py {TRL}", 3, "--include"),
+        (f"CUDA_VISIBLE_DEVICES=0,1,2,3 deepspeed train.py {TRL}", 4, "CUDA_VISIBLE_DEVICES"),
+        (f"python train_grpo.py {TRL}", 1, None),
+        (f"trl grpo --num_processes 4 {TRL}", 4, "--num_processes"),
+    ],
+)
+def test_world_size_of_each_launcher(line, size, key):
+    setting = world(line + "\n")
+    assert setting.value == size
+    assert setting.key == key
+
+
+def test_accelerate_config_file_gives_the_world_size(tmp_path):
+    (tmp_path / "zero2.yaml").write_text("distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 6\n")
+    text = f"accelerate launch --config_file {tmp_path / 'zero2.yaml'} -m trl.scripts.grpo {TRL}\n"
+    setting = world(text)
+    assert setting.value == 6 and "num_processes: 6" in setting.origin
+    overridden = world(text.replace("--config_file", "--num_processes 2 --config_file"))
+    assert overridden.value == 2  # flags beat the YAML, as in accelerate
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        (f"torchrun --nnodes 1:4 --nproc_per_node 8 train.py {TRL}", "elastic"),
+        (f"NPROC_PER_NODE=$GPUS swift rlhf {GRPO}", "depends on GPUS"),
+        (f"accelerate launch train.py {TRL}", "every visible GPU"),
+    ],
+)
+def test_unknown_world_size_is_said_not_guessed(line, reason):
+    diagnostics = script(line + "\n").diagnostics
+    (assumed,) = [d for d in diagnostics if d.code == "GRPO106"]
+    assert reason in assumed.message
+
+
+def test_world_size_flag_beats_the_launcher():
+    assert world(f"NPROC_PER_NODE=4 swift rlhf {GRPO}\n", TARGETS + " --world-size 3").value == 3
+
+
+# Flags, values and positions ---------------------------------------------------------------------
+
+
+def test_diagnostics_point_at_the_flag_in_the_script():
+    text = "NPROC_PER_NODE=4 swift rlhf \\\n    --rlhf_type grpo \\\n    --num_generations 16 \\\n    --temperature 0\n"
+    diagnostics = {d.code: d for d in script(text).diagnostics}
+    assert set(diagnostics) == {"GRPO102", "GRPO201"}
+    group = diagnostics["GRPO102"]
+    assert (group.span.line, group.span.column, group.key) == (3, 5, "--num_generations")
+    assert "--num_generations 16" in group.message
+    assert diagnostics["GRPO201"].span.line == 4
+
+
+def test_flag_forms_lists_switches_and_negative_numbers():
+    text = (
+        "NPROC_PER_NODE=2 swift rlhf --rlhf_type=grpo --reward_funcs accuracy format --reward_weights 1.0 "
+        "--use_vllm --vllm_mode colocate --top_k -1 --num_generations 4 --per_device_train_batch_size 2\n"
+    )
+    result = script(text)
+    assert [d.code for d in result.diagnostics if d.code != "GRPO403"] == []
+    (plan,) = result.plans
+    assert plan.value("reward_funcs") == ["accuracy", "format"] and plan.value("use_vllm") is True
+    assert plan.value("top_k") == -1
+    # Two reward functions, one weight: the framework rejects it.
+    assert [d.code for d in result.diagnostics] == ["GRPO403"]
+
+
+def test_unresolved_values_are_reported_once_and_not_validated():
+    result = script(
+        "NPROC_PER_NODE=4 swift rlhf --rlhf_type grpo --num_generations $N --per_device_train_batch_size 8\n"
+    )
+    assert [d.code for d in result.diagnostics] == ["GRPO507"]
+    assert "depends on N" in result.diagnostics[0].message
+
+
+def test_unknown_flag_with_did_you_mean():
+    found = script(f"NPROC_PER_NODE=2 swift rlhf {GRPO} --temprature 0.9\n").diagnostics
+    (unknown,) = found
+    assert unknown.code == "GRPO002" and "temperature" in unknown.message
+
+
+# Config files named by the script ----------------------------------------------------------------
+
+
+def test_trl_config_file_is_linted_with_the_script_world_size_and_flags_win(tmp_path):
+    recipe = tmp_path / "recipe.yaml"
+    recipe.write_text("per_device_train_batch_size: 4\nnum_generations: 6\ntemperature: 0.0\n")
+    text = f"accelerate launch --num_processes 3 -m trl.scripts.grpo --config {recipe} --temperature 0.9\n"
+    result = script(text)
+    # 4 x 3 = 12 is a multiple of 6; the file's temperature 0 is overridden by the flag.
+    assert result.diagnostics == []
+    broken = script(text.replace("--num_processes 3", "--num_processes 4"))
+    (group,) = broken.diagnostics
+    assert group.code == "GRPO102" and group.path == str(recipe) and group.span.line == 2
+    assert str(recipe) in broken.sources
+
+
+def test_swift_positional_config_and_env_block(tmp_path):
+    config = tmp_path / "grpo.yaml"
+    config.write_text(
+        "ENV:\n  NPROC_PER_NODE: 3\nrlhf_type: grpo\nper_device_train_batch_size: 2\nnum_generations: 6\n"
+    )
+    assert script(f"swift rlhf {config}\n").plans[0].world_size.value == 3
+    # NPROC_PER_NODE in the shell beats the file's ENV (ms-swift >= 4.3: the environment wins).
+    result = script(f"NPROC_PER_NODE=2 swift rlhf {config} --num_generations 8\n")
+    assert result.plans[0].world_size.value == 2
+    assert [d.code for d in result.diagnostics] == ["GRPO102"]  # 2 x 2 = 4 holds no group of 8
+
+
+def test_swift_config_flag_before_4_1_overrides_the_command_line(tmp_path):
+    config = tmp_path / "grpo.yaml"
+    config.write_text("rlhf_type: grpo\nnum_generations: 3\n")
+    text = f"NPROC_PER_NODE=4 swift rlhf --config {config} --num_generations 8 --per_device_train_batch_size 2\n"
+    # ms-swift 3.10-4.0 appends the YAML after the flags: num_generations 3 wins, 8 % 3 != 0.
+    old = script(text, "--target swift==4.0.0")
+    assert [(d.code, d.path) for d in old.diagnostics] == [("GRPO102", str(config))]
+    # From 4.1 `--config` is no argument at all.
+    assert "GRPO002" in [d.code for d in script(text, "--target swift==4.6.0").diagnostics]
+
+
+def test_missing_config_file_is_said(tmp_path):
+    result = script(f"trl grpo --num_processes 1 --config {tmp_path / 'nope.yaml'} {TRL}\n")
+    (missing,) = result.diagnostics
+    assert missing.code == "GRPO001" and "not found" in missing.message
+
+
+def test_a_config_named_by_a_script_is_not_linted_twice(tmp_path):
+    (tmp_path / "recipe.yaml").write_text("per_device_train_batch_size: 4\nnum_generations: 6\n")
+    (tmp_path / "run.sh").write_text("accelerate launch --num_processes 3 -m trl.scripts.grpo --config recipe.yaml\n")
+    result = run_cli(".", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    data = json.loads(result.stdout)
+    assert result.returncode == 0 and data["diagnostics"] == []
+    notes = {f["path"]: f["note"] for f in data["summary"]["files"]}
+    assert notes["./recipe.yaml"] == "checked as part of ./run.sh"
+
+
+def test_suppression_in_a_script():
+    text = "NPROC_PER_NODE=4 swift rlhf --rlhf_type grpo \\\n    --num_generations 8 \\\n    --temperature 0.1\n"
+    assert codes(text) == ["GRPO102", "GRPO205"]
+    assert codes(text.replace("0.1\n", "0.1  # grpo-lint: ignore[GRPO205] smoke test\n")) == ["GRPO102"]
+    assert codes("# grpo-lint: file-ignore[GRPO205, GRPO102]\n" + text) == []
+
+
+# GRPO5xx beyond the rule pages -----------------------------------------------------------------
+
+
+def test_device_map_ratio_not_whole():
+    found = script(f"CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=6 swift rlhf {GRPO}\n").diagnostics
+    (ratio,) = [d for d in found if d.code == "GRPO502"]
+    assert '"n_gpu: 4, local_world_size: 6"' in ratio.message
+
+
+def test_device_map_before_3_6_is_a_warning():
+    text = f"CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 swift rlhf {GRPO} --use_vllm true\n"
+    (found,) = [d for d in script(text, "--target swift==3.5.0").diagnostics if d.code == "GRPO502"]
+    assert found.severity.label == "warning"
+
+
+def test_overlap_when_the_trainer_sets_no_devices():
+    text = (
+        "CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model m &\n" + f"accelerate launch --num_processes 4 train.py {TRL}\n"
+    )
+    assert "GRPO504" in codes(text)
+    separate = text.replace("--model m", "--model m").replace("=0 trl", "=7 trl")
+    assert "GRPO504" not in codes(separate)
+
+
+def test_trl_server_capacity():
+    assert codes("CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model m --tensor_parallel_size 2 --data_parallel_size 2\n")
+    assert not codes(
+        "CUDA_VISIBLE_DEVICES=0,1,2,3 trl vllm-serve --model m --tensor_parallel_size 2 --data_parallel_size 2\n"
+    )
+
+
+def test_plain_python_with_several_gpus():
+    assert "GRPO503" in codes(f"CUDA_VISIBLE_DEVICES=0,1 python train_grpo.py {TRL}\n")
+    assert "GRPO503" not in codes(f"CUDA_VISIBLE_DEVICES=0 python train_grpo.py {TRL}\n")
+
+
+def test_accelerate_config_named_with_configs_sets_their_world_size(tmp_path):
+    (tmp_path / "acc.yaml").write_text("distributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: 3\n")
+    (tmp_path / "cfg.yaml").write_text("per_device_train_batch_size: 2\nnum_generations: 4\n")
+    together = run_cli("acc.yaml", "cfg.yaml", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    (group,) = json.loads(together.stdout)["diagnostics"]
+    assert group["code"] == "GRPO102" and "3 processes" in group["message"]
+    flag = run_cli("cfg.yaml", "--accelerate-config", "acc.yaml", "--format", "json", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(flag.stdout)["diagnostics"]] == ["GRPO102"]
+    bad = run_cli("cfg.yaml", "--accelerate-config", "cfg.yaml", cwd=tmp_path)
+    assert bad.returncode == 2 and "not an accelerate config" in bad.stderr
+
+
+def test_accelerate_gpu_ids():
+    text = "distributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: 4\ngpu_ids: 0,1\n"
+    result = lint_text(text, "acc.yaml", options_from(TARGETS))
+    assert [d.code for d in result.diagnostics] == ["GRPO506"]
+    fine = lint_text(text.replace("0,1", "0,1,2,3"), "acc.yaml", options_from(TARGETS))
+    assert fine.diagnostics == [] and fine.status == "skipped"
+
+
+# The examples ------------------------------------------------------------------------------------
+
+
+def test_launch_examples_lint_as_documented():
+    examples = ROOT / "examples" / "launch"
+    args = ["--target", "trl==1.16.0", "--target", "swift==4.6.0", "--format", "json"]
+    for clean in ("swift_server_mode_8gpu.sh", "trl_vllm_server_accelerate.sh", "deepspeed_single_node.sh"):
+        result = run_cli(str(examples / clean), *args)
+        assert result.returncode == 0, (clean, result.stdout)
+    broken = json.loads(run_cli(str(examples / "swift_colocate_broken.sh"), *args).stdout)
+    assert sorted(d["code"] for d in broken["diagnostics"]) == ["GRPO102", "GRPO501", "GRPO502"]
+    multinode = json.loads(run_cli(str(examples / "torchrun_multinode.sh"), *args).stdout)
+    assert [d["code"] for d in multinode["diagnostics"]] == ["GRPO102"]
+    assert "16 processes" in multinode["diagnostics"][0]["message"]
