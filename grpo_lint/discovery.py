@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from grpo_lint.options import Options, PathPatterns
 
-SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash")
+SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".py")
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", "site-packages", "wandb", ".hypothesis",

@@ -107,6 +107,8 @@ def file_kind(path: Path, explicit: bool) -> str:
     suffix = path.suffix.lower()
     if suffix in (".sh", ".bash"):
         return "shell"
+    if suffix == ".py":
+        return "python"
     if suffix in (".yaml", ".yml", ".json") or not explicit:
         return "config"
     try:
@@ -124,14 +126,27 @@ def lint_candidate(candidate: Candidate, options: Options, kind: str = "config")
 
     if not candidate.path.exists():
         return _finish(_unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
-    if kind == "shell":
+    if kind in ("shell", "python"):
         data = yaml_reader.read_bytes(candidate.path)
         text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
         if isinstance(text, ReadProblem):
             return _finish(_unreadable(candidate.display, text, options), options)
+        if kind == "python":
+            return _finish(_lint_python(text, candidate.display, candidate.explicit, options), options)
         return _finish(lint_script_text(text, candidate.display, candidate.explicit, options), options)
     parsed = yaml_reader.read(candidate.path, candidate.display)
     return _finish(_lint_parsed(parsed, candidate.display, candidate.explicit, options), options)
+
+
+def _lint_python(text: str, display: str, explicit: bool, options: Options) -> FileResult:
+    from grpo_lint.python_files import lint_python_text
+
+    result = lint_python_text(text, display, explicit, options)
+    if isinstance(result, ReadProblem):
+        if explicit and not options.only_configs:
+            return _unreadable(display, result, options)
+        return FileResult(display, "skipped", note="not valid Python")
+    return result
 
 
 def lint_script_text(text: str, display: str, explicit: bool, options: Options) -> FileResult:
@@ -188,7 +203,9 @@ def lint_text(text: str, display: str, options: Options, kind: str | None = None
 
     if kind is None:
         shell = display.lower().endswith((".sh", ".bash")) or looks_like_shell(text)
-        kind = "shell" if shell else "config"
+        kind = "python" if display.lower().endswith(".py") else "shell" if shell else "config"
+    if kind == "python":
+        return _finish(_lint_python(text, display, True, options), options)
     if kind == "shell":
         return _finish(lint_script_text(text, display, True, options), options)
     return _finish(_lint_parsed(yaml_reader.read_text(text, display), display, True, options), options)

@@ -53,3 +53,26 @@ def test_alias_bomb_is_refused_quickly():
     )
     result = lint_text(bomb + "num_generations: 8\n", "x.yaml", Options())
     assert result.status in ("linted", "skipped")
+
+
+SHELL_WORDS = st.sampled_from([
+    "swift", "rlhf", "rollout", "trl", "grpo", "vllm-serve", "accelerate", "launch", "torchrun", "deepspeed",
+    "python", "-m", "swift.cli.rlhf", "trl.scripts.grpo", "--num_generations", "--per_device_train_batch_size",
+    "--num_processes", "--nproc_per_node", "--nnodes", "--num_gpus", "--config", "--temperature", "8", "0", "-1",
+    "$X", "${Y:-2}", "$((X*2))", "$(nproc)", "'a b'", '"$Z"', "\\\n", "\n", "#", "# x \\\n", ";", "&&", "|", "&",
+    "NPROC_PER_NODE=4", "CUDA_VISIBLE_DEVICES=0,1", "export", "X=3", "<<EOF", "EOF", ">", "2>&1", "`date`", "(", ")",
+])  # fmt: skip
+
+
+@FAST
+@given(st.lists(SHELL_WORDS, max_size=40), st.text(max_size=60))
+def test_arbitrary_launch_scripts_never_crash(words, noise):
+    text = " ".join(words) + noise
+    lint_text(text, "run.sh", Options(), kind="shell")
+
+
+@FAST
+@given(st.text(max_size=300))
+def test_arbitrary_python_never_crashes(text):
+    lint_text(text, "train.py", Options(), kind="python")
+    lint_text("GRPOConfig(" + text + ")\n", "train.py", Options(), kind="python")

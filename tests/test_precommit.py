@@ -43,6 +43,8 @@ def test_try_repo_fails_on_a_bad_config_and_passes_on_good_ones(tmp_path):
         "k8s.yaml": "- kind: Deployment\n- kind: Service\n",  # any YAML of a repository
         "chart.yaml": "a: {{ .Values.x }}\n",  # a template that is not even valid YAML
         "package.json": '{"name": "x", "version": "1.0.0"}',
+        "build.sh": "#!/bin/bash\nset -e\nmake -j8 all\n",
+        "setup_tools.py": "def add(a, b):\n    return a + b\n",
     }
     for name, text in files.items():
         (repo / name).write_text(text)
@@ -61,6 +63,6 @@ def test_try_repo_fails_on_a_bad_config_and_passes_on_good_ones(tmp_path):
     failing = try_repo("bad.yaml", "good.yaml")
     assert failing.returncode == 1, failing.stdout + failing.stderr
     assert "bad.yaml:3:1: error[GRPO102]" in failing.stdout
-    passing = try_repo("good.yaml", "k8s.yaml", "chart.yaml", "package.json")
+    passing = try_repo("good.yaml", "k8s.yaml", "chart.yaml", "package.json", "build.sh", "setup_tools.py")
     assert passing.returncode == 0, passing.stdout + passing.stderr
     assert "GRPO0" not in passing.stdout  # no noise about files that are not GRPO configs

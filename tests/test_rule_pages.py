@@ -12,7 +12,7 @@ from .conftest import ROOT, lint
 
 PAGES = sorted((ROOT / "rules").glob("GRPO*.md"))
 _BLOCK = re.compile(r"```(\w+) (fail|pass)\n(.*?)```", re.S)
-_NAMES = {"yaml": "config.yaml", "bash": "launch.sh"}
+_NAMES = {"yaml": "config.yaml", "bash": "launch.sh", "python": "train_grpo.py"}
 _OPTIONS = re.compile(r"<!-- grpo-lint-example: (.*?) -->")
 
 

@@ -81,6 +81,7 @@ def all_rules() -> dict[str, Rule]:
     """Import every rule module once, so that the registry is complete."""
     if "GRPO101" not in REGISTRY:
         from grpo_lint.checks import (  # noqa: F401
+            code,
             config_keys,
             consistency,
             groups,

@@ -1,0 +1,251 @@
+"""Python training code, read with `ast` only (never imported or run): GRPOConfig(...) calls with
+their literal keyword arguments, and the facts the seeding rules need."""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any, NamedTuple
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.sources.document import Entry, ReadProblem
+
+SEED_CALLS = {
+    "manual_seed": "torch.manual_seed",
+    "manual_seed_all": "torch.cuda.manual_seed_all",
+    "seed": "random.seed / np.random.seed",
+    "set_seed": "set_seed",
+    "seed_everything": "seed_everything",
+}
+_DISTRIBUTED_NAMES = frozenset({
+    "init_process_group", "Accelerator", "DistributedDataParallel", "DDP", "DistributedSampler",
+    "get_rank", "get_world_size", "PartialState", "initialize",
+})  # fmt: skip
+_DISTRIBUTED_STRINGS = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE"})
+_DISTRIBUTED_MODULES = ("accelerate", "torch.distributed", "deepspeed")
+_RANK = re.compile(r"rank|process_index|local_process_index|device_specific", re.IGNORECASE)
+_SAMPLERS = ("DistributedSampler", "RepeatSampler", "RepeatRandomSampler")
+
+
+class ConfigCall(NamedTuple):
+    """A `GRPOConfig(...)` call: its literal keyword arguments as entries."""
+
+    span: Span
+    entries: dict[str, Entry]
+    unknown: tuple[str, ...]  # keyword arguments whose value is not a literal
+
+
+class SeedCall(NamedTuple):
+    name: str  # as written: torch.manual_seed, set_seed, ...
+    span: Span
+    argument: str  # the seed expression as written
+    rank_aware: bool
+    device_specific: bool
+    in_trainer_subclass: bool
+    in_generation_loop: bool
+
+
+class SamplerCall(NamedTuple):
+    name: str
+    span: Span
+    seed: str | None  # the seed expression as written; None when missing
+    seed_is_literal: bool
+    shuffle_off: bool
+
+
+class PythonFile(NamedTuple):
+    path: str
+    text: str
+    configs: list[ConfigCall]
+    seeds: list[SeedCall]
+    samplers: list[SamplerCall]
+    distributed: bool  # initialises a process group, uses accelerate/DDP/deepspeed, reads RANK ...
+    samples: bool  # GRPO code or a generation loop: where identical streams mean identical groups
+    uses_grpo_trainer: bool  # constructs a GRPOTrainer, which reseeds each process with seed + rank
+    is_test: bool
+
+
+def read(text: str, path: str) -> PythonFile | ReadProblem:
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        line, column = exc.lineno or 1, exc.offset or 1
+        return ReadProblem(f"Python syntax error: {exc.msg}", Span.point(line, column), text)
+    except ValueError as exc:  # NUL bytes
+        return ReadProblem(f"cannot be parsed as Python: {exc}", Span.point(1, 1), text)
+    lines = text.splitlines()
+    visitor = _Visitor(lines)
+    visitor.visit(tree)
+    identifiers = visitor.identifiers
+    modules = visitor.modules
+    distributed = bool(identifiers & _DISTRIBUTED_NAMES) or bool(visitor.strings & _DISTRIBUTED_STRINGS)
+    distributed = distributed or any(m == d or m.startswith(d + ".") for m in modules for d in _DISTRIBUTED_MODULES)
+    samples = (
+        any("grpo" in name.lower() for name in identifiers | modules)
+        or "generate" in visitor.attributes
+        or "num_generations" in identifiers
+    )
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    is_test = (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or "/tests/" in "/" + path.replace("\\", "/")
+        or bool({"pytest", "unittest"} & {m.split(".")[0] for m in modules})
+    )
+    return PythonFile(
+        path,
+        text,
+        visitor.configs,
+        visitor.seeds,
+        visitor.samplers,
+        distributed,
+        samples,
+        "GRPOTrainer" in visitor.called,
+        is_test,
+    )
+
+
+def _span(node: ast.AST, lines: list[str]) -> Span:
+    line = getattr(node, "lineno", 1)
+    end_line = getattr(node, "end_lineno", line) or line
+    return Span(line, _column(lines, line, node.col_offset), end_line, _column(lines, end_line, node.end_col_offset))
+
+
+def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
+    """ast counts UTF-8 bytes; positions here count characters, 1-based."""
+    if byte_offset is None:
+        return 1
+    source = lines[line - 1] if 0 < line <= len(lines) else ""
+    return len(source.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
+
+
+def _called_name(func: ast.expr) -> str:
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if isinstance(func, ast.Name):
+        parts.append(func.id)
+    return ".".join(reversed(parts))
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.configs: list[ConfigCall] = []
+        self.seeds: list[SeedCall] = []
+        self.samplers: list[SamplerCall] = []
+        self.identifiers: set[str] = set()
+        self.attributes: set[str] = set()
+        self.modules: set[str] = set()
+        self.strings: set[str] = set()
+        self.called: set[str] = set()
+        self.trainer_class = 0
+        self.generation_function = 0
+
+    def visit_Import(self, node: ast.Import) -> None:
+        self.modules.update(alias.name for alias in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if node.module:
+            self.modules.add(node.module)
+        self.identifiers.update(alias.name for alias in node.names)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self.identifiers.add(node.id)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.attributes.add(node.attr)
+        self.identifiers.add(node.attr)
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            self.strings.add(node.value)
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        trainer = any("GRPO" in _called_name(base) or "Trainer" in _called_name(base) for base in node.bases)
+        self.trainer_class += trainer
+        self.generic_visit(node)
+        self.trainer_class -= trainer
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        generates = any(
+            isinstance(inner, ast.Call) and _called_name(inner.func).split(".")[-1] == "generate"
+            for inner in ast.walk(node)
+        )
+        self.generation_function += generates
+        self.generic_visit(node)
+        self.generation_function -= generates
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = _called_name(node.func)
+        last = name.split(".")[-1]
+        self.called.add(last)
+        if last == "GRPOConfig":
+            self.configs.append(self._config(node))
+        elif last in SEED_CALLS and node.args and self._is_seed_call(name, last):
+            self.seeds.append(self._seed(node, name))
+        elif last in _SAMPLERS:
+            self.samplers.append(self._sampler(node, last))
+        self.generic_visit(node)
+
+    @staticmethod
+    def _is_seed_call(name: str, last: str) -> bool:
+        if last == "seed":  # random.seed(...), np.random.seed(...), numpy.random.seed(...)
+            return name in ("random.seed", "np.random.seed", "numpy.random.seed")
+        return True
+
+    def _source(self, node: ast.AST) -> str:
+        return ast.get_source_segment("\n".join(self.lines), node) or ast.unparse(node)
+
+    def _config(self, node: ast.Call) -> ConfigCall:
+        entries: dict[str, Entry] = {}
+        unknown: list[str] = []
+        for keyword in node.keywords:
+            if keyword.arg is None:  # **kwargs
+                continue
+            try:
+                value: Any = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                unknown.append(keyword.arg)
+                continue
+            key_span = _span(keyword, self.lines)
+            key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
+            entry = Entry(keyword.arg, value, key_span, _span(keyword.value, self.lines))
+            if isinstance(keyword.value, ast.List | ast.Tuple):
+                entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
+            entries[keyword.arg] = entry
+        return ConfigCall(_span(node, self.lines), entries, tuple(unknown))
+
+    def _seed(self, node: ast.Call, name: str) -> SeedCall:
+        argument = node.args[0]
+        written = self._source(argument)
+        device_specific = any(
+            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in node.keywords
+        )
+        rank_aware = bool(_RANK.search(written)) or device_specific
+        return SeedCall(
+            name,
+            _span(node, self.lines),
+            written,
+            rank_aware,
+            device_specific,
+            self.trainer_class > 0,
+            self.generation_function > 0,
+        )
+
+    def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
+        seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)
+        shuffle = next((k.value for k in node.keywords if k.arg == "shuffle"), None)
+        shuffle_off = isinstance(shuffle, ast.Constant) and shuffle.value is False
+        return SamplerCall(
+            name,
+            _span(node, self.lines),
+            self._source(seed_node) if seed_node is not None else None,
+            isinstance(seed_node, ast.Constant),
+            shuffle_off,
+        )

@@ -1,0 +1,98 @@
+"""Python training code: GRPOConfig(...) calls and the seeding rules GRPO301-303, read with ast only."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grpo_lint.engine import lint_text
+
+from .conftest import options_from, run_cli
+
+DISTRIBUTED = "import torch\nfrom accelerate import Accelerator\naccelerator = Accelerator()\n"
+SAMPLES = "\ndef rollout(model, prompts):\n    return model.generate(prompts, do_sample=True)\n"
+
+
+def found(text: str, name: str = "train_grpo.py", args: str = "--target trl==1.16.0 --world-size 4"):
+    return [(d.code, d.span.line) for d in lint_text(text, name, options_from(args), kind="python").diagnostics]
+
+
+def test_grpo_config_keywords_are_linted_at_their_position():
+    text = 'from trl import GRPOConfig\ncfg = GRPOConfig(\n    output_dir="o",\n    num_generations=16,\n'
+    text += "    per_device_train_batch_size=6,\n    learning_rate=lr,\n    **extra,\n)\n"
+    result = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 4"), kind="python")
+    (group,) = result.diagnostics
+    assert (group.code, group.span.line, group.span.column, group.key) == ("GRPO102", 4, 5, "num_generations")
+    assert "learning_rate" not in result.plans[0].document.entries  # not a literal: not checked
+
+
+def test_a_typo_in_a_keyword_is_reported():
+    assert found('GRPOConfig(output_dir="o", num_generation=8)\n') == [("GRPO002", 1)]
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        "torch.manual_seed(1337)",
+        "torch.cuda.manual_seed_all(args.seed)",
+        "random.seed(0)",
+        "np.random.seed(42)",
+        "set_seed(42)",
+        "seed_everything(args.seed)",
+    ],
+)
+def test_constant_seeds_in_distributed_sampling_code(seed):
+    assert found(DISTRIBUTED + seed + "\n" + SAMPLES) == [("GRPO301", 4)]
+
+
+@pytest.mark.parametrize(
+    "seed",
+    [
+        "torch.manual_seed(1337 + accelerator.process_index)",
+        "torch.manual_seed(args.seed + rank)",
+        'random.seed(args.seed + int(os.environ["LOCAL_RANK"]))',
+        "set_seed(args.seed, device_specific=True)",
+    ],
+)
+def test_rank_aware_seeds_are_quiet(seed):
+    assert found(DISTRIBUTED + seed + "\n" + SAMPLES) == []
+
+
+def test_single_process_code_and_tests_are_quiet():
+    single = "import torch\ntorch.manual_seed(1337)\n" + SAMPLES
+    assert found(single) == []
+    assert found(DISTRIBUTED + "torch.manual_seed(1337)\n" + SAMPLES, name="tests/test_seeding.py") == []
+    assert found("import pytest\n" + DISTRIBUTED + "torch.manual_seed(1) \n" + SAMPLES) == []
+
+
+def test_module_seed_before_a_grpo_trainer_is_quiet_but_not_inside_a_subclass():
+    script = "from trl import GRPOTrainer\n" + DISTRIBUTED + "set_seed(42)\ntrainer = GRPOTrainer(model=m)\n"
+    assert found(script) == []
+    subclass = "from trl import GRPOTrainer\nclass T(GRPOTrainer):\n    def step(self):\n        set_seed(1)\n"
+    assert found(subclass) == [("GRPO302", 4)]
+
+
+def test_distributed_sampler():
+    base = "from torch.utils.data import DistributedSampler\n"
+    assert found(base + "s = DistributedSampler(ds)\n") == [("GRPO303", 2)]
+    assert found(base + "s = DistributedSampler(ds, seed=0)\n") == [("GRPO303", 2)]
+    assert found(base + "s = DistributedSampler(ds, seed=args.seed)\n") == []
+    assert found(base + "s = DistributedSampler(ds, shuffle=False)\n") == []
+
+
+def test_syntax_errors(tmp_path):
+    (tmp_path / "broken.py").write_text("def f(:\n    pass\n")
+    named = run_cli("broken.py", cwd=tmp_path)
+    assert (
+        named.returncode == 1
+        and "broken.py:1:7: error[GRPO001] cannot be read as a config: Python syntax" in named.stdout
+    )
+    walked = run_cli(".", "--format", "json", cwd=tmp_path)
+    assert json.loads(walked.stdout)["summary"]["files"][0]["status"] == "skipped"
+
+
+def test_python_files_without_grpo_code_are_skipped(tmp_path):
+    (tmp_path / "utils.py").write_text("def add(a, b):\n    return a + b\n")
+    result = run_cli(".", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0 and json.loads(result.stdout)["summary"]["files_skipped"] == 1
