@@ -173,6 +173,12 @@ def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], option
     for candidate, kind in zip(candidates, kinds, strict=True):
         if kind != "config" or not candidate.explicit or not candidate.path.is_file():
             continue
+        try:
+            head = candidate.path.read_bytes()[:65536]
+        except OSError:
+            continue
+        if b"distributed_type" not in head and b"compute_environment" not in head:
+            continue  # cheap test first: most files are not accelerate configs
         parsed = yaml_reader.read(candidate.path, candidate.display)
         if isinstance(parsed, Document) and is_accelerate_config(parsed):
             found.append(parsed)

@@ -302,3 +302,9 @@ def test_launch_examples_lint_as_documented():
     multinode = json.loads(run_cli(str(examples / "torchrun_multinode.sh"), *args).stdout)
     assert [d["code"] for d in multinode["diagnostics"]] == ["GRPO102"]
     assert "16 processes" in multinode["diagnostics"][0]["message"]
+
+
+@pytest.mark.parametrize("text", ["cat <<", "cat << ", "echo >", "run 2>", "x 2", 'a "unterminated', "b 'open", "$(", "${"])
+def test_truncated_input_ends(text):
+    """Found by the fuzz test: a redirection at the very end of a script once looped forever."""
+    parse(text, "s.sh")

@@ -8,10 +8,13 @@ and ms-swift.md section 4 (the same fix in ms-swift, PR #3144).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from grpo_lint.checks import REGISTRY, Rule
 from grpo_lint.diagnostics import Diagnostic, Severity
-from grpo_lint.sources.python_code import PythonFile
+
+if TYPE_CHECKING:
+    from grpo_lint.sources.python_code import PythonFile
 
 _RULES = (
     ("GRPO301", "same-seed-on-every-rank", Severity.WARNING, "A constant seed in distributed sampling code."),

@@ -15,12 +15,12 @@ from packaging.version import Version
 from grpo_lint.checks import REGISTRY, Rule
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.sources.document import Document
-from grpo_lint.sources.shell import Script, Word
 
 if TYPE_CHECKING:
     from grpo_lint.launchers import Launch
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
+    from grpo_lint.sources.shell import Script, Word
 
 _RULES = (
     ("GRPO501", "comment-ends-command", Severity.ERROR, "A commented-out line inside a `\\`-continued command."),

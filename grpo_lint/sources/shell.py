@@ -73,6 +73,11 @@ class _Lexer:
         index = self.i + offset
         return self.text[index] if index < len(self.text) else ""
 
+    def at(self, chars: str, offset: int = 0) -> bool:
+        """Whether the character at `offset` is one of `chars` (never at the end of the text)."""
+        char = self.peek(offset)
+        return char != "" and char in chars
+
     def advance(self, count: int = 1) -> str:
         taken = self.text[self.i : self.i + count]
         for char in taken:
@@ -101,7 +106,7 @@ class _Lexer:
             elif char in ";&|()":
                 self.advance(2 if self.peek(1) == char and char in "&|;" else 1)
                 self.end_command()
-            elif char in "<>" or (char.isdigit() and self.peek(1) in "<>"):
+            elif char in "<>" or (char.isdigit() and self.at("<>", 1)):
                 self.redirection()
             else:
                 self.word()
@@ -123,13 +128,13 @@ class _Lexer:
             strip = self.peek() == "-"
             if strip:
                 self.advance()
-            while self.peek() in " \t":
+            while self.at(" \t"):
                 self.advance()
             delimiter = self.word(record=False)
             if delimiter:
                 self.heredocs.append((delimiter, strip))
             return
-        while self.peek() in "<>&|":
+        while self.at("<>&|"):
             self.advance()
         self.skip_next = True
 
@@ -166,11 +171,11 @@ class _Lexer:
             elif char == '"':
                 self.advance()
                 while self.i < len(self.text) and self.peek() != '"':
-                    if self.peek() == "\\" and self.peek(1) in '"\\$`\n':
+                    if self.peek() == "\\" and self.at('"\\$`\n', 1):
                         self.advance()
                         escaped = self.advance()
                         parts.append("" if escaped == "\n" else escaped)
-                    elif self.peek() in "$`":
+                    elif self.at("$`"):
                         parts.append(self.expansion(unknown))
                     else:
                         parts.append(self.advance())
