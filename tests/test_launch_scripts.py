@@ -304,7 +304,10 @@ def test_launch_examples_lint_as_documented():
     assert "16 processes" in multinode["diagnostics"][0]["message"]
 
 
-@pytest.mark.parametrize("text", ["cat <<", "cat << ", "echo >", "run 2>", "x 2", 'a "unterminated', "b 'open", "$(", "${"])
+TRUNCATED = ["cat <<", "cat << ", "echo >", "run 2>", "x 2", 'a "unterminated', "b 'open", "$(", "${"]
+
+
+@pytest.mark.parametrize("text", TRUNCATED)
 def test_truncated_input_ends(text):
     """Found by the fuzz test: a redirection at the very end of a script once looped forever."""
     parse(text, "s.sh")
