@@ -10,14 +10,6 @@ from grpo_lint.sources.document import Document, Entry
 
 # Keys only an accelerate config has (reference: verl-openrlhf-launchers.md section 3).
 MARKERS = frozenset({"distributed_type", "compute_environment"})
-KEYS = frozenset({
-    "compute_environment", "distributed_type", "num_processes", "num_machines", "machine_rank",
-    "main_process_ip", "main_process_port", "rdzv_backend", "same_network", "gpu_ids", "mixed_precision",
-    "downcast_bf16", "use_cpu", "main_training_function", "deepspeed_config", "fsdp_config",
-    "megatron_lm_config", "tpu_env", "tpu_use_cluster", "tpu_use_sudo", "debug", "enable_cpu_affinity",
-    "dynamo_config", "ipex_config", "mpirun_config", "fp8_config", "parallelism_config", "tpu_name",
-    "tpu_zone", "commands", "command_file",
-})  # fmt: skip
 
 
 class AccelerateConfig(NamedTuple):

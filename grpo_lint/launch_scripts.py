@@ -16,7 +16,6 @@ from grpo_lint.sources.shell import Script, Word, parse
 from grpo_lint.versions import resolve_target
 
 if TYPE_CHECKING:
-    from grpo_lint.engine import FileResult
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
 
@@ -207,10 +206,3 @@ def stamp(entry: Entry, path: str) -> Entry:
     copy.item_spans = [s._replace(path=path) for s in entry.item_spans]
     copy.children = {k: stamp(v, path) for k, v in entry.children.items()}
     return copy
-
-
-def finish_file_result(result: FileResult, linted: ScriptLint) -> None:
-    """Diagnostics without a path belong to the script itself."""
-    result.diagnostics = [d if d.path else d._replace(path=result.path) for d in linted.diagnostics]
-    result.plans = linted.plans
-    result.sources = linted.sources
