@@ -102,23 +102,29 @@ def lint_paths(paths: list[str], options: Options) -> Report:
     return Report([results[i] for i in range(len(candidates))])
 
 
-def file_kind(path: Path, explicit: bool) -> str:
-    """ "shell" for launch scripts (*.sh, or a named file with a shell shebang), else "config"."""
-    suffix = path.suffix.lower()
-    if suffix in (".sh", ".bash"):
-        return "shell"
-    if suffix == ".py":
-        return "python"
-    if suffix in (".yaml", ".yml", ".json") or not explicit:
-        return "config"
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(128)
-    except OSError:
-        return "config"
+_KINDS = {".sh": "shell", ".bash": "shell", ".py": "python", ".yaml": "config", ".yml": "config", ".json": "config"}
+
+
+def kind_of(name: str, head: str | None) -> str:
+    """ "shell", "python" or "config", by suffix; without a known suffix, a shell shebang means shell."""
+    kind = _KINDS.get(os.path.splitext(name)[1].lower())
+    if kind is not None:
+        return kind
     from grpo_lint.sources.shell import looks_like_shell
 
-    return "shell" if looks_like_shell(head.decode("utf-8", "replace")) else "config"
+    return "shell" if head is not None and looks_like_shell(head) else "config"
+
+
+def file_kind(path: Path, explicit: bool) -> str:
+    """The kind of a file; only a named file without a known suffix is opened to look at its shebang."""
+    if not explicit or path.suffix.lower() in _KINDS:
+        return kind_of(path.name, None)
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(128).decode("utf-8", "replace")
+    except OSError:
+        head = None
+    return kind_of(path.name, head)
 
 
 def lint_candidate(candidate: Candidate, options: Options, kind: str = "config") -> FileResult:
@@ -202,14 +208,11 @@ def accelerate_world(document: Document) -> Setting | None:
 def lint_text(text: str, display: str, options: Options, kind: str | None = None) -> FileResult:
     """Lint text that comes with a name but not from a walk (stdin, tests, rule pages).
 
-    `kind` is "shell" or "config"; by default a `.sh`/`.bash` name or a shell shebang means shell.
+    `kind` is "shell", "python" or "config"; by default it follows the name (see kind_of).
     """
     from grpo_lint.sources import yaml_reader
-    from grpo_lint.sources.shell import looks_like_shell
 
-    if kind is None:
-        shell = display.lower().endswith((".sh", ".bash")) or looks_like_shell(text)
-        kind = "python" if display.lower().endswith(".py") else "shell" if shell else "config"
+    kind = kind or kind_of(display, text)
     if kind == "python":
         return _finish(_lint_python(text, display, True, options), options)
     if kind == "shell":

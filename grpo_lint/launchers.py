@@ -147,9 +147,23 @@ def _program(
     return None
 
 
-def _split_launcher(words: list[Word], switches: frozenset[str]) -> tuple[dict[str, Word], list[Word]]:
-    """A launcher's own flags (name -> value word) and the program words that follow them."""
-    flags: dict[str, Word] = {}
+class LauncherFlags(NamedTuple):
+    """A launcher's own flags by canonical name: the value word, and the flag word as written."""
+
+    values: dict[str, Word]
+    written: dict[str, Word]
+
+    def get(self, name: str) -> Word | None:
+        return self.values.get(name)
+
+    def span(self, name: str) -> Span:
+        """Where the flag is written (for `--name=value`, the whole word)."""
+        return self.written[name].span
+
+
+def _split_launcher(words: list[Word], switches: frozenset[str]) -> tuple[LauncherFlags, list[Word]]:
+    """A launcher's own flags and the program words that follow them."""
+    flags = LauncherFlags({}, {})
     index = 0
     while index < len(words):
         word = words[index]
@@ -160,20 +174,20 @@ def _split_launcher(words: list[Word], switches: frozenset[str]) -> tuple[dict[s
             break
         if "=" in text:
             name, _, value = text.partition("=")
-            flags[_canonical(name)] = word._replace(
-                text=value,
-                span=Span(word.span.line, word.span.column + len(name) + 1, word.span.line, word.span.end_column),
-            )
-            flags.setdefault(_canonical(name) + "@flag", word)
+            start = word.span.column + len(name) + 1
+            span = Span(word.span.line, start, word.span.line, word.span.end_column)
+            flags.values[_canonical(name)] = word._replace(text=value, span=span)
+            flags.written[_canonical(name)] = word
             index += 1
             continue
         if text in switches:
-            flags[_canonical(text)] = word._replace(text="true")
+            flags.values[_canonical(text)] = word._replace(text="true")
+            flags.written[_canonical(text)] = word
             index += 1
             continue
         if index + 1 < len(words):
-            flags[_canonical(text)] = words[index + 1]
-            flags[_canonical(text) + "@flag"] = word
+            flags.values[_canonical(text)] = words[index + 1]
+            flags.written[_canonical(text)] = word
         index += 2
     return flags, words[index:]
 
@@ -223,14 +237,15 @@ def _swift_world(command: Command) -> tuple[Setting | None, str | None]:
     return Setting(per_node * nodes, key, anchor.span, origin), None
 
 
-def _accelerate_world(flags: dict[str, Word], command: Command, script_dir: Path) -> tuple[Setting | None, str | None]:
+def _accelerate_world(flags: LauncherFlags, command: Command, script_dir: Path) -> tuple[Setting | None, str | None]:
     processes = flags.get("num_processes")
     if processes is not None:
         count = _number(processes)
         if count is None:
             return None, _unknown_reason(processes, "--num_processes")
-        flag = flags.get("num_processes@flag", processes)
-        return Setting(count, "--num_processes", flag.span, "accelerate --num_processes (total over machines)"), None
+        return Setting(
+            count, "--num_processes", flags.span("num_processes"), "accelerate --num_processes (total over machines)"
+        ), None
     config = flags.get("config_file")
     if config is not None:
         if not config.known:
@@ -255,13 +270,14 @@ def _accelerate_world(flags: dict[str, Word], command: Command, script_dir: Path
     return None, "accelerate launch without --num_processes or --config_file uses every visible GPU of the machine"
 
 
-def _torchrun_world(flags: dict[str, Word], command: Command) -> tuple[Setting | None, str | None]:
+def _torchrun_world(flags: LauncherFlags, command: Command) -> tuple[Setting | None, str | None]:
     nproc = flags.get("nproc_per_node") or command.env.get("PET_NPROC_PER_NODE")
+    from_flag = flags.get("nproc_per_node") is not None
     nnodes = flags.get("nnodes") or command.env.get("PET_NNODES")
     per_node: int | None = 1
     key, span = "--nproc_per_node", command.words[0].span
     if nproc is not None:
-        span = flags.get("nproc_per_node@flag", nproc).span
+        span = flags.span("nproc_per_node") if from_flag else nproc.span
         if nproc.known and nproc.text in ("gpu", "auto"):
             per_node = _visible_count(command)
             if per_node is None:
@@ -281,7 +297,7 @@ def _torchrun_world(flags: dict[str, Word], command: Command) -> tuple[Setting |
     return Setting(per_node * nodes, key, span, f"torchrun --nproc_per_node {per_node} x --nnodes {nodes}"), None
 
 
-def _deepspeed_world(flags: dict[str, Word], command: Command) -> tuple[Setting | None, str | None]:
+def _deepspeed_world(flags: LauncherFlags, command: Command) -> tuple[Setting | None, str | None]:
     gpus = flags.get("num_gpus") or flags.get("num_accelerators")
     nodes_word = flags.get("num_nodes")
     nodes = _number(nodes_word) if nodes_word is not None else 1
@@ -292,7 +308,7 @@ def _deepspeed_world(flags: dict[str, Word], command: Command) -> tuple[Setting 
         count = _number(gpus)
         if count is None:
             return None, _unknown_reason(gpus, "--num_gpus")
-        span = flags.get("num_gpus@flag", gpus).span
+        span = flags.span("num_gpus" if flags.get("num_gpus") is not None else "num_accelerators")
         return Setting(count * nodes, "--num_gpus", span, f"deepspeed --num_gpus {count} x --num_nodes {nodes}"), None
     if include is not None and include.known:
         total = 0

@@ -311,3 +311,11 @@ TRUNCATED = ["cat <<", "cat << ", "echo >", "run 2>", "x 2", 'a "unterminated', 
 def test_truncated_input_ends(text):
     """Found by the fuzz test: a redirection at the very end of a script once looped forever."""
     parse(text, "s.sh")
+
+
+def test_fixes_are_written_in_the_script_spelling():
+    (greedy,) = [d for d in script(f"NPROC_PER_NODE=2 swift rlhf {GRPO} --temperature 0\n").diagnostics]
+    assert greedy.code == "GRPO201" and greedy.fix == "--temperature 0.9 (the default)"
+    python = lint_text("GRPOConfig(temperature=0.0)\n", "t.py", options_from(TARGETS + " --world-size 8"))
+    (greedy,) = [d for d in python.diagnostics if d.code == "GRPO201"]
+    assert greedy.fix == "temperature=1.0 (the default)"

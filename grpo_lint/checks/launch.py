@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from grpo_lint.launchers import Launch
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
-    from grpo_lint.sources.shell import Script, Word
+    from grpo_lint.sources.shell import Script
 
 _RULES = (
     ("GRPO501", "comment-ends-command", Severity.ERROR, "A commented-out line inside a `\\`-continued command."),
@@ -145,27 +145,29 @@ def _bypassed(launch: Launch) -> Iterator[Diagnostic]:
     )
 
 
-def _int_flag(launch: Launch, *names: str) -> tuple[int, Word | None] | None:
-    """An integer flag of the launched program (the first of `names` given), default 1."""
-    words = list(launch.args)
-    for index, word in enumerate(words):
-        flag, equals, inline = word.text.partition("=")
-        if flag in names:
-            value = inline if equals else (words[index + 1].text if index + 1 < len(words) else "")
-            known = word.known and (equals or (index + 1 < len(words) and words[index + 1].known))
-            if not known or not value.isdigit():
-                return None
-            return int(value), word
+def _int_flag(launch: Launch, *names: str) -> tuple[int, Span | None] | None:
+    """An integer flag of the launched program (the first of `names` given), default 1; None if unknown."""
+    from grpo_lint.launch_scripts import flag_entries
+
+    entries, unresolved = flag_entries(launch.args)
+    for name in names:
+        if name in unresolved:
+            return None
+        entry = entries.get(name)
+        if entry is not None:
+            value = str(entry.value)
+            return (int(value), entry.key_span) if value.isdigit() else None
     return 1, None
 
 
-def _server_size(launch: Launch) -> tuple[int, Word | None] | None:
-    if launch.framework == "swift":
-        tp = _int_flag(launch, "--vllm_tensor_parallel_size", "--tensor_parallel_size")
-        dp = _int_flag(launch, "--vllm_data_parallel_size", "--data_parallel_size")
+def _server_size(launch: Launch) -> tuple[int, Span | None] | None:
+    """Tensor x data parallel size of a rollout server, and where the first of them is written."""
+    if launch.framework == "swift":  # ms-swift before 3.10 also took the names without `vllm_`
+        tp = _int_flag(launch, "vllm_tensor_parallel_size", "tensor_parallel_size")
+        dp = _int_flag(launch, "vllm_data_parallel_size", "data_parallel_size")
     else:
-        tp = _int_flag(launch, "--tensor_parallel_size", "--tensor-parallel-size")
-        dp = _int_flag(launch, "--data_parallel_size", "--data-parallel-size")
+        tp = _int_flag(launch, "tensor_parallel_size")
+        dp = _int_flag(launch, "data_parallel_size")
     if tp is None or dp is None:
         return None
     return tp[0] * dp[0], tp[1] or dp[1]
@@ -177,7 +179,7 @@ def _server_capacity(launch: Launch) -> Iterator[Diagnostic]:
     size, visible = _server_size(launch), _visible(launch)
     if size is None or visible is None or size[0] <= len(visible):
         return
-    needed, word = size
+    needed, where = size
     program = " ".join(w.text for w in launch.command.words[:2])
     quote = ""
     if launch.framework == "swift":
@@ -189,7 +191,7 @@ def _server_capacity(launch: Launch) -> Iterator[Diagnostic]:
         "GRPO505",
         f"`{program}` needs tensor x data parallel = {needed} GPUs but CUDA_VISIBLE_DEVICES gives it "
         f"{len(visible)}.{quote}",
-        word.span if word is not None else launch.command.words[0].span,
+        where or launch.command.words[0].span,
         f"give the server {needed} GPUs in CUDA_VISIBLE_DEVICES, or lower its parallel sizes to fit {len(visible)}",
     )
 

@@ -16,6 +16,17 @@ def name_of(plan: RunPlan, name: str) -> str:
     return setting.key or name
 
 
+def assignment(plan: RunPlan, key: str, value: object) -> str:
+    """`key value` as the user writes it here: `k: v` in YAML/JSON, `--k v` in a script, `k=v` in Python."""
+    if "." in key:  # inside a mapping such as generation_kwargs
+        return f"{key.rsplit('.', 1)[-1]}: {value}"
+    if plan.document.format == "cli":
+        return f"{key} {value}"
+    if plan.document.format == "python":
+        return f"{key}={value}"
+    return f"{key}: {value}"
+
+
 def shown(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import fw, name_of, shown
+from grpo_lint.checks.messages import assignment, fw, name_of, shown
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan
@@ -69,7 +69,7 @@ def greedy_temperature(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             "GRPO201",
             message,
             span,
-            fix=f"{label.split('.')[-1]}: {default} (the default)",
+            fix=f"{assignment(plan, label, default)} (the default)",
             key=label,
         )
 
@@ -106,7 +106,7 @@ def collapsed_sampling(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                     "GRPO202",
                     f"{label} {shown(value)} {what}: sampling is greedy, so {_SAMENESS}.",
                     span,
-                    fix=f"{label.split('.')[-1]}: {off}",
+                    fix=assignment(plan, label, off),
                     key=label,
                 )
     for value, label, span in _sampling_values(plan, "do_sample"):
