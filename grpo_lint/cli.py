@@ -43,7 +43,7 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 )
 @click.option(
     "--framework",
-    type=click.Choice(["trl", "swift"]),
+    type=click.Choice(["trl", "swift", "verl", "openrlhf"]),
     help="Treat every file as a config of this framework instead of detecting it.",
 )
 @click.option(

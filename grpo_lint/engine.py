@@ -279,6 +279,13 @@ def lint_document(document: Document, options: Options) -> FileResult:
     target = resolve_target(framework, options.targets, str(recorded.value) if recorded is not None else None)
     if framework == "trl":
         from grpo_lint.frameworks.trl.frontend import build
+    elif framework == "verl":
+        from grpo_lint.frameworks.verl.frontend import build, nested_to_paths
+
+        if document.hydra is None:
+            nested_to_paths(document)
+    elif framework == "openrlhf":
+        from grpo_lint.frameworks.openrlhf.frontend import build
     else:
         from grpo_lint.frameworks.swift.frontend import build
     plan = build(document, target, options)

@@ -52,6 +52,13 @@ def _lint_launch(
 ) -> RunPlan | None:
     from grpo_lint.engine import lint_document
 
+    if launch.framework == "verl":
+        document, unresolved = _verl_document(launch, script, script_dir, result)
+        return _lint_built(document, unresolved, launch, script, options, result)
+    if launch.framework == "openrlhf":
+        flags, unresolved = flag_entries(launch.args)
+        document = Document(script.path, script.text, "cli", flags)
+        return _lint_built(document, unresolved, launch, script, options, result)
     target = resolve_target(launch.framework, options.targets)
     flags, unresolved = flag_entries(launch.args)
     config_entry, config_path = _config_file(launch, flags, target.version)
@@ -70,19 +77,86 @@ def _lint_launch(
     result.plans.extend(linted.plans)
     result.diagnostics.extend(linted.diagnostics)
     for name, word in unresolved.items():
-        result.diagnostics.append(
-            Diagnostic(
-                "GRPO507",
-                Severity.INFO,
-                f"{word.text} depends on {', '.join(word.unknown)}, which is not known before launch; "
-                f"the checks that need {name} use the default instead",
-                script.path,
-                word.span,
-                key=name,
-                fix="set the variable in the script, or pass a literal value",
-            )
-        )
+        result.diagnostics.append(_unresolved(script, name, word))
     return linted.plans[0] if linted.plans else None
+
+
+def _lint_built(
+    document: Document,
+    unresolved: dict[str, Word],
+    launch: Launch,
+    script: Script,
+    options: Options,
+    result: ScriptLint,
+) -> RunPlan | None:
+    """verl / OpenRLHF: the command's own values decide the GPU layout; values that depend on unknown
+    variables are left out, and reported when a check reads them."""
+    from grpo_lint.engine import lint_document
+
+    for name in unresolved:
+        document.entries.pop(name, None)
+    linted = lint_document(document, options._replace(framework=launch.framework))
+    result.plans.extend(linted.plans)
+    result.diagnostics.extend(linted.diagnostics)
+    for name, word in unresolved.items():
+        if name in _read_keys(launch.framework):
+            result.diagnostics.append(_unresolved(script, name, word))
+    return linted.plans[0] if linted.plans else None
+
+
+def _read_keys(framework: str) -> frozenset[str]:
+    if framework == "verl":
+        from grpo_lint.frameworks.verl.frontend import READ
+
+        return frozenset(READ)
+    from grpo_lint.frameworks.openrlhf.frontend import NAMES
+
+    return frozenset(name for pair in NAMES.values() for name in pair)
+
+
+def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
+    return Diagnostic(
+        "GRPO507",
+        Severity.INFO,
+        f"{word.text} depends on {', '.join(word.unknown)}, which is not known before launch; "
+        f"the checks that need {name} use the default instead",
+        script.path,
+        word.span,
+        key=name,
+        fix="set the variable in the script, or pass a literal value",
+    )
+
+
+def _verl_document(
+    launch: Launch, script: Script, script_dir: Path, result: ScriptLint
+) -> tuple[Document, dict[str, Word]]:
+    """The overrides, on top of the user's own base config when --config-path/--config-name name one."""
+    from grpo_lint.sources.hydra_overrides import HydraContext, flatten_entries, parse_overrides
+
+    overrides = parse_overrides(launch.args)
+    name = overrides.config_name
+    stem = name[: -len(".yaml")] if name and name.endswith(".yaml") else name
+    document = Document(script.path, script.text, "hydra", {})
+    opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
+    context = HydraContext(
+        overrides.prefixes, stem, frozenset(), None, None, frozenset(overrides.unresolved), opaque=opaque
+    )
+    if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
+        found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", script_dir)
+        if found is not None:
+            from grpo_lint.sources import yaml_reader
+
+            parsed = yaml_reader.read(found, str(found))
+            if isinstance(parsed, Document):
+                base = {k: stamp(v, str(found)) for k, v in flatten_entries(parsed.entries).items()}
+                base = {k: v for k, v in base.items() if not k.startswith(("defaults", "hydra."))}
+                result.sources[str(found)] = parsed.text
+                flavour = "megatron" if "ppo_megatron_trainer" in str(parsed.values.get("defaults")) else "fsdp"
+                document.entries.update(base)
+                context = context._replace(file_keys=frozenset(base), file_path=str(found), flavour=flavour)
+    document.entries.update(overrides.entries)
+    document.hydra = context
+    return document, overrides.unresolved
 
 
 def _launcher_world(launch: Launch, file_entries: dict[str, Entry], unresolved: dict[str, Word]) -> Setting | None:

@@ -2,7 +2,8 @@
 
 `recognise` turns a shell Command into a Launch: `swift rlhf|rollout`, `python -m swift.cli.rlhf`,
 `trl grpo|vllm-serve`, `accelerate launch`, `torchrun` (and `python -m torch.distributed.run`),
-`deepspeed`, `python script.py` / `python -m trl.scripts.grpo`, with the program's own flags kept
+`deepspeed`, `python script.py` / `python -m trl.scripts.grpo`, `python3 -m verl.trainer.main_ppo`,
+`python3 -m openrlhf.cli.train_ppo_ray` (also behind `ray job submit ... --`), with the program's own flags kept
 as Words so that diagnostics point at them. World sizes follow the launcher's precedence
 (reference: verl-openrlhf-launchers.md section 3, ms-swift.md section 1.1).
 """
@@ -34,12 +35,14 @@ _DEEPSPEED_SWITCHES = frozenset({
 })  # fmt: skip
 _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-c"})
 _TRL_GRPO_MODULES = ("trl.scripts.grpo", "trl.cli")
+# Trainers that place their own workers with Ray: the launcher's process count is not the world size.
+_RAY_TRAINERS = {"verl.trainer.main_ppo": "verl", "openrlhf.cli.train_ppo_ray": "openrlhf"}
 _GRPO_FLAGS = frozenset({"--num_generations", "--num-generations", "--rlhf_type", "--generation_batch_size"})
 
 
 class Launch(NamedTuple):
     command: Command
-    framework: str  # "trl" or "swift"
+    framework: str  # "trl", "swift", "verl" or "openrlhf"
     role: str  # "train" or "server" (swift rollout, trl vllm-serve)
     launcher: str  # "swift", "trl", "accelerate", "torchrun", "deepspeed", "python"
     args: tuple[Word, ...]  # the program's own flags
@@ -74,6 +77,10 @@ def recognise(command: Command, script_dir: Path) -> Launch | None:
         return _program(command, "deepspeed", program, world, unknown)
     if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
         return _python(command, words[1:], script_dir)
+    if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
+        inner = [i for i, w in enumerate(words) if w.text == "--"]
+        if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`
+            return recognise(command._replace(words=tuple(words[inner[0] + 1 :])), script_dir)
     return None
 
 
@@ -131,6 +138,9 @@ def _program(
     else:
         target, args = first, program[1:]
     target_path = target.replace("\\", "/")
+    for module, framework in _RAY_TRAINERS.items():
+        if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
+            return _launch(command, framework, "train", launcher, args, None, None)
     if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
         bypass = None
         if launcher == "python" and ("NPROC_PER_NODE" in command.env or "NNODES" in command.env):

@@ -50,6 +50,7 @@ class RunPlan(NamedTuple):
     problems: list[ValueProblem]
     key_findings: list[KeyFinding]
     specs: dict[str, FieldSpec]
+    native: Any = None  # a front end's own arithmetic (verl's VerlRun, OpenRLHF's OpenRLHFRun)
 
     @property
     def framework(self) -> str:

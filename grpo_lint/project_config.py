@@ -197,7 +197,7 @@ def _world_size(r: _Reader, key: str, value: Any) -> dict[str, Any]:
 
 
 def _framework(r: _Reader, key: str, value: Any) -> dict[str, Any]:
-    return {"framework": r.choice((), key, value, ("trl", "swift"))}
+    return {"framework": r.choice((), key, value, ("trl", "swift", "verl", "openrlhf"))}
 
 
 def _extra_keys(r: _Reader, key: str, value: Any) -> dict[str, Any]:

@@ -10,12 +10,18 @@ from typing import NamedTuple
 from packaging.version import InvalidVersion, Version
 
 # The distribution names on PyPI, and the newest release the reference covers.
-DISTRIBUTIONS = {"trl": "trl", "swift": "ms-swift"}
-NEWEST_KNOWN = {"trl": Version("1.16.0"), "swift": Version("4.6.0")}
-# The first release that has GRPO at all.
-FIRST_GRPO = {"trl": Version("0.14.0"), "swift": Version("3.1.1")}
-ALIASES = {"trl": "trl", "swift": "swift", "ms-swift": "swift", "ms_swift": "swift"}
-DISPLAY = {"trl": "TRL", "swift": "ms-swift"}
+DISTRIBUTIONS = {"trl": "trl", "swift": "ms-swift", "verl": "verl", "openrlhf": "openrlhf"}
+NEWEST_KNOWN = {
+    "trl": Version("1.16.0"), "swift": Version("4.6.0"), "verl": Version("0.9.1"), "openrlhf": Version("0.11.2"),
+}  # fmt: skip
+# The first release that has GRPO at all (TRL, ms-swift), or the first whose arguments grpo-lint records.
+FIRST_GRPO = {
+    "trl": Version("0.14.0"), "swift": Version("3.1.1"), "verl": Version("0.4.0"), "openrlhf": Version("0.8.0"),
+}  # fmt: skip
+ALIASES = {
+    "trl": "trl", "swift": "swift", "ms-swift": "swift", "ms_swift": "swift", "verl": "verl", "openrlhf": "openrlhf",
+}  # fmt: skip
+DISPLAY = {"trl": "TRL", "swift": "ms-swift", "verl": "verl", "openrlhf": "OpenRLHF"}
 
 
 class TargetError(ValueError):
@@ -36,20 +42,24 @@ class Target(NamedTuple):
 
 
 def parse_target(text: str) -> Target:
-    """Parse `trl==0.19.1` / `swift==3.5.0` (also `ms-swift==...`)."""
+    """Parse `trl==0.19.1` / `swift==3.5.0` (also `ms-swift==...`) / `verl==0.7.0` / `openrlhf==0.10.1`."""
     name, sep, version_text = text.partition("==")
     framework = ALIASES.get(name.strip().lower())
     if not sep or framework is None:
         raise TargetError(
-            f"--target {text!r}: expected FRAMEWORK==VERSION with FRAMEWORK one of trl, swift "
-            "(e.g. --target trl==0.19.1)"
+            f"--target {text!r}: expected FRAMEWORK==VERSION with FRAMEWORK one of trl, swift, verl, "
+            "openrlhf (e.g. --target trl==0.19.1)"
         )
     try:
         version = Version(version_text.strip())
     except InvalidVersion:
         raise TargetError(f"--target {text!r}: {version_text!r} is not a version") from None
     if version < FIRST_GRPO[framework]:
-        raise TargetError(f"--target {text!r}: {DISPLAY[framework]} has no GRPO before {FIRST_GRPO[framework]}")
+        if framework in ("trl", "swift"):
+            raise TargetError(f"--target {text!r}: {DISPLAY[framework]} has no GRPO before {FIRST_GRPO[framework]}")
+        raise TargetError(
+            f"--target {text!r}: grpo-lint knows the arguments of {DISPLAY[framework]} from {FIRST_GRPO[framework]} on"
+        )
     return Target(framework, version, "--target")
 
 

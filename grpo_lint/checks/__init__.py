@@ -87,7 +87,9 @@ def all_rules() -> dict[str, Rule]:
             groups,
             known_bugs,
             launch,
+            openrlhf_batches,
             sampling,
+            verl_batches,
         )
 
         register_engine_rules()

@@ -8,17 +8,23 @@ from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import fw, shown
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.options import Options
-from grpo_lint.plan import RunPlan
+from grpo_lint.plan import KeyFinding, RunPlan
 
 
 @rule("GRPO002", "unknown-key", Severity.ERROR, "Unknown key (error when it looks like a typo).")
 def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     for finding in plan.key_findings:
+        if finding.status == "ambiguous":
+            yield _ambiguous_flag(plan, finding)
         if finding.status != "unknown":
             continue
         key = finding.entry.key
-        if finding.suggestion:
+        if plan.framework == "verl":
+            yield _verl_unknown(plan, finding)
+        elif plan.framework == "openrlhf":
+            yield _openrlhf_unknown(plan, finding)
+        elif finding.suggestion:
             yield report(
                 plan,
                 "GRPO002",
@@ -47,6 +53,162 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix=f"delete `{key}`, or declare it with `--extra-keys {key}` if your script reads it",
                 severity=Severity.WARNING,
             )
+
+
+def _openrlhf_generations(plan: RunPlan) -> Iterator[Diagnostic]:
+    """One diagnostic for a command written in the other flag generation, one per other flag."""
+    from grpo_lint.frameworks.openrlhf.fields import DOTTED_SINCE
+
+    findings = [f for f in plan.key_findings if f.spec is not None and f.status in ("removed", "not_yet")]
+    renamed = [
+        f
+        for f in findings
+        if (f.status == "removed" and f.spec.removed == DOTTED_SINCE)
+        or (f.status == "not_yet" and f.spec.since == DOTTED_SINCE)
+    ]
+    if len(renamed) >= 2:
+        first = renamed[0]
+        flat = first.status == "removed"
+        examples = [f for f in renamed if (f.spec.replacement if flat else True)][:3]
+        pairs = ", ".join(f"{f.entry.key} -> {_other_name(f)}" for f in examples)
+        message = (
+            f"this command uses the {'flat' if flat else 'dotted'} flags of OpenRLHF "
+            f"{'<= 0.10.1' if flat else '>= ' + DOTTED_SINCE} ({len(renamed)} of them), but the target is {fw(plan)}, "
+            f'whose flags are {"dotted" if flat else "flat"}. argparse stops: "error: unrecognized arguments: '
+            f'{first.entry.key} ..."; the checks below read the values as written.'
+        )
+        fix = (
+            f"rename the flags ({pairs}), or lint for the version you run: "
+            f"--target openrlhf=={'0.10.1' if flat else DOTTED_SINCE}"
+        )
+        yield report(plan, "GRPO004", message, first.entry, fix=fix)
+        findings = [f for f in findings if f not in renamed]
+    for finding in findings:
+        yield _openrlhf_generation(plan, finding)
+
+
+def _other_name(finding: KeyFinding) -> str:
+    from grpo_lint.frameworks.openrlhf.fields import openrlhf_table
+
+    assert finding.spec is not None
+    if finding.status == "removed":
+        return f"--{finding.spec.replacement}" if finding.spec.replacement else "?"
+    name = finding.entry.key.lstrip("-")
+    flat = [k for k, s in openrlhf_table().specs.items() if s.replacement == name]
+    return f"--{flat[0]}" if flat else "?"
+
+
+def _openrlhf_generation(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    """A flat flag for OpenRLHF >= 0.10.2, or a dotted one before it (the flag names changed)."""
+    from grpo_lint.frameworks.openrlhf.fields import DOTTED_SINCE, openrlhf_table
+
+    assert finding.spec is not None
+    flag, name, spec = finding.entry.key, finding.entry.key.lstrip("-"), finding.spec
+    if finding.status == "removed" and spec.removed == DOTTED_SINCE:
+        message = (
+            f"`{flag}` is a flag of OpenRLHF up to 0.10.1; {DOTTED_SINCE} renamed the flags to dotted names "
+            f'(target {fw(plan)}). argparse stops: "error: unrecognized arguments: {flag}".'
+        )
+        fix = f"`--{spec.replacement}`" if spec.replacement else "the dotted name from `train_ppo_ray --help`"
+    elif finding.status == "removed":
+        message = f"`{flag}` was removed in OpenRLHF {spec.removed} (target {fw(plan)}); argparse stops on it."
+        fix = f"`--{spec.replacement}`" if spec.replacement else f"delete `{flag}`"
+    else:
+        flat = [k for k, s in openrlhf_table().specs.items() if s.replacement == name]
+        message = (
+            f"`{flag}` is a dotted flag of OpenRLHF >= {spec.since}; {fw(plan)} has flat names, and argparse "
+            f'stops: "error: unrecognized arguments: {flag}".'
+        )
+        fix = f"`--{flat[0]}`" if flat else f"upgrade to OpenRLHF >= {spec.since}"
+    return report(plan, "GRPO004", message, finding.entry, fix=fix)
+
+
+def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    """verl: an override of a key the config lacks stops Hydra; a near miss in a config file is ignored."""
+    key, suggestion = finding.entry.key, finding.suggestion
+    path = key.lstrip("+~")
+    hint = f"; did you mean `{suggestion}`?" if suggestion else "."
+    if plan.document.format == "hydra" and finding.entry.key_span.path is None:
+        value = finding.entry.value
+        return report(
+            plan,
+            "GRPO002",
+            f"`{path}` is not a key of {fw(plan)}'s config{hint} Hydra stops before training: "
+            f"\"Could not override '{path}'. To append to your config use +{path}=...\"",
+            finding.entry,
+            fix=f"`{suggestion}={shown_override(value)}`"
+            if suggestion
+            else f"`+{path}={shown_override(value)}` if your own code reads it, else delete it",
+        )
+    return report(
+        plan,
+        "GRPO002",
+        f"`{path}` is not a key of {fw(plan)}'s config; did you mean `{suggestion}`? Hydra adds the new key "
+        "from a config file without a word, and nothing reads it.",
+        finding.entry,
+        fix=f"rename it to `{suggestion}`",
+        severity=Severity.WARNING,
+    )
+
+
+def _openrlhf_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    flag = finding.entry.key
+    hint = f" Did you mean `--{finding.suggestion}`?" if finding.suggestion else ""
+    return report(
+        plan,
+        "GRPO002",
+        f"`{flag}` is not a flag of {fw(plan)} train_ppo_ray.{hint} argparse stops at start-up: "
+        f'"error: unrecognized arguments: {flag}"',
+        finding.entry,
+        fix=f"`--{finding.suggestion}`" if finding.suggestion else f"delete `{flag}`",
+    )
+
+
+def _ambiguous_flag(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    flag = finding.entry.key
+    name = flag.lstrip("-")
+    matches = sorted(k for k in plan.specs if k.startswith(name) and ("." in k) == ("." in name))[:4]
+    listed = ", ".join(f"--{m}" for m in matches)
+    return report(
+        plan,
+        "GRPO002",
+        f"`{flag}` abbreviates several flags of {fw(plan)} ({listed}); argparse stops at start-up: "
+        f'"error: ambiguous option: {flag} could match {listed}"',
+        finding.entry,
+        fix="write the whole flag name",
+    )
+
+
+def shown_override(value: object) -> str:
+    """A value as written in a Hydra override."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)
+
+
+@rule(
+    "GRPO009",
+    "hydra-append-existing",
+    Severity.ERROR,
+    "A Hydra `+key=value` override for a key the config already has.",
+)
+def hydra_append_existing(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    for finding in plan.key_findings:
+        if finding.status != "append_existing":
+            continue
+        path = finding.entry.key.lstrip("+")
+        value = shown_override(finding.entry.value)
+        yield report(
+            plan,
+            "GRPO009",
+            f"`+{path}` adds a key, but {fw(plan)}'s config already has `{path}`. Hydra stops before training: "
+            f"\"Could not append to config. An item is already at '{path}'.\"",
+            finding.entry,
+            fix=f"`{path}={value}` (override it), or `++{path}={value}` (add or override)",
+        )
 
 
 @rule("GRPO003", "invalid-value", Severity.ERROR, "Wrong type or value out of range.")
@@ -78,9 +240,12 @@ def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 @rule("GRPO004", "key-not-in-version", Severity.ERROR, "Key removed, renamed or not yet added.")
 def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
+    if plan.framework == "openrlhf":
+        yield from _openrlhf_generations(plan)
+        return
     for finding in plan.key_findings:
         spec, key = finding.spec, finding.entry.key
-        if spec is None or finding.status == "unknown":
+        if spec is None or finding.status not in ("removed", "not_yet"):
             continue
         if finding.status == "removed":
             message = f"`{key}` was removed in {plan.target.framework_name} {spec.removed}"

@@ -8,8 +8,8 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import fw, name_of, spell
-from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.checks.messages import assignment, fw, name_of, spell
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan
 
@@ -143,6 +143,9 @@ def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 )
 def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
+    if plan.framework == "verl":
+        yield from _verl_rollout_parallel(plan)
+        return
     if vllm_mode(plan) != "colocate":
         return
     if plan.framework == "trl" and plan.target.version < Version("0.18.0"):
@@ -168,6 +171,36 @@ def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diag
         fix=f"{name_of(plan, 'vllm_tensor_parallel_size')} {spell(divisors)}; "
         f"or a world size that is a multiple of {tp.value}",
     )
+
+
+def _verl_rollout_parallel(plan: RunPlan) -> Iterator[Diagnostic]:
+    """verl's rollout shares the training GPUs (hybrid engine): TP x DP x PP must divide their count."""
+    run = plan.native
+    if run is None or run.n_gpus % run.rollout_parallel == 0:
+        return
+    rollout = "actor_rollout_ref.rollout"
+    tp = plan.get(f"{rollout}.tensor_model_parallel_size")
+    parts = [f"{tp.label(f'{rollout}.tensor_model_parallel_size')} {tp.value}"]
+    for name in ("data_parallel_size", "pipeline_model_parallel_size"):
+        setting = plan.get(f"{rollout}.{name}")
+        if setting.explicit:
+            parts.append(f"{setting.key} {setting.value}")
+    divisors = [d for d in range(1, run.n_gpus + 1) if run.n_gpus % d == 0]
+    yield report(
+        plan,
+        "GRPO402",
+        f"the rollout engines are colocated with training on {run.n_gpus} GPU{'s' if run.n_gpus != 1 else ''} "
+        f"({plan.world_size.origin}), and {' x '.join(parts)} = {run.rollout_parallel} GPUs per engine does not "
+        f"divide it{' (verl defaults rollout TP to 2)' if not tp.explicit else ''}. {fw(plan)} stops when the "
+        f'workers start: "rollout world_size: {run.n_gpus} is not divisible by infer_world_size: '
+        f'{run.rollout_parallel}".',
+        tp if tp.span else plan.world_size if plan.world_size.span else Span.point(1, 1),
+        fix=assignment(plan, f"{rollout}.tensor_model_parallel_size", spell(nearest_divisors(divisors))),
+    )
+
+
+def nearest_divisors(divisors: list[int]) -> list[int]:
+    return divisors[-3:] if len(divisors) > 3 else divisors
 
 
 @rule(

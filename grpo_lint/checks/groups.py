@@ -103,6 +103,9 @@ def _rejects(plan: RunPlan) -> str:
 @rule("GRPO101", "group-too-small", Severity.ERROR, "num_generations below 2.")
 def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
+    if plan.framework in ("verl", "openrlhf"):
+        yield from _ray_group_too_small(plan)
+        return
     for failure in _failures(plan, "GRPO101"):
         n = plan.geometry.num_generations
         label = name_of(plan, "num_generations")
@@ -131,6 +134,53 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             severity=None if failure.rejected else Severity.WARNING,
             key=label,
         )
+
+
+def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
+    """verl and OpenRLHF: a group estimator with one sample per prompt."""
+    from grpo_lint.checks.messages import assignment
+
+    n = plan.geometry.num_generations
+    if n >= 2:
+        return
+    setting = plan.get("num_generations")
+    if plan.framework == "verl":
+        label = setting.label("actor_rollout_ref.rollout.n")
+        estimator = plan.get("algorithm.adv_estimator")
+        message = (
+            f"{label} {n} with {estimator.label('algorithm.adv_estimator')} {estimator.value}: the advantage is a "
+            "response's reward relative to the other responses to the same prompt, and a group of one has none. "
+            f"{fw(plan)} accepts it and gives a group of one mean 0 and std 1, so the 'advantage' is the raw "
+            "score: no baseline, no GRPO."
+        )
+        run = plan.native
+        valid = [k for k in range(2, 17) if (run.train_batch_size * k) % max(run.n_gpus, 1) == 0]
+        fix = assignment(plan, label, spell_list(nearest(valid, 8, 3) or [8]))
+        anchor = setting if setting.span else (estimator if estimator.span else FILE_START)
+        yield report(plan, "GRPO101", message, anchor, fix=fix, severity=Severity.WARNING, key=label)
+        return
+    run = plan.native
+    label = setting.key or "n_samples_per_prompt (default)"
+    asserted = run.estimator in run.asserted_groups
+    estimator = plan.get("estimator")
+    message = (
+        f"{label} {n} with {estimator.key or 'the advantage estimator'} {run.estimator}: the estimator "
+        "normalises each sample's reward within its prompt's group, and a group of one has no other member."
+    )
+    if asserted:
+        message += f' {fw(plan)} stops {plan.group_rules.where}: "{run.estimator} requires n_samples_per_prompt > 1".'
+    else:
+        message += f" {fw(plan)} accepts it (its assert covers {run.estimator} only from 0.11.0)."
+    anchor = setting if setting.span else (estimator if estimator.span else FILE_START)
+    yield report(
+        plan,
+        "GRPO101",
+        message,
+        anchor,
+        fix=assignment(plan, label, 8),
+        severity=None if asserted else Severity.WARNING,
+        key=label,
+    )
 
 
 @rule(
@@ -296,6 +346,8 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
 @rule("GRPO106", "world-size-assumed", Severity.INFO, "World size not given; 1 process assumed.")
 def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
+    if plan.framework in ("verl", "openrlhf"):
+        return  # the GPU layout is part of their own config; unknown values are GRPO507
     world = plan.world_size
     assumed = world.origin.startswith("assumed")
     if assumed or (world.key and world.value == 1 and "applies ENV" in world.origin):

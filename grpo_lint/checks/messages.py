@@ -18,6 +18,16 @@ def name_of(plan: RunPlan, name: str) -> str:
 
 def assignment(plan: RunPlan, key: str, value: object) -> str:
     """`key value` as the user writes it here: `k: v` in YAML/JSON, `--k v` in a script, `k=v` in Python."""
+    if plan.framework == "verl":
+        from grpo_lint.checks.config_keys import shown_override
+
+        path = key.removesuffix(" (default)")
+        if plan.document.format == "hydra":
+            return f"{path}={shown_override(value)}"
+        parent, _, leaf = path.rpartition(".")
+        return f"{leaf}: {value} (under {parent})" if parent else f"{leaf}: {value}"
+    if plan.framework == "openrlhf":
+        return f"{openrlhf_flag(plan, key.removesuffix(' (default)'))} {value}"
     if "." in key:  # inside a mapping such as generation_kwargs
         return f"{key.rsplit('.', 1)[-1]}: {value}"
     if plan.document.format == "cli":
@@ -48,3 +58,15 @@ def spell(values: list[int]) -> str:
     from grpo_lint.groups import spell_list
 
     return spell_list(values)
+
+
+def openrlhf_flag(plan: RunPlan, name: str) -> str:
+    """`--rollout.n_samples_per_prompt` or `--n_samples_per_prompt`, as the target version spells it."""
+    from grpo_lint.frameworks.openrlhf.frontend import NAMES
+
+    if name.startswith("-"):
+        return name
+    canonical = {"num_generations": "n"}.get(name, name)
+    if canonical in NAMES:
+        return f"--{NAMES[canonical][1 if plan.native.dotted else 0]}"
+    return f"--{name}"

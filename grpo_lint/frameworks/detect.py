@@ -33,8 +33,15 @@ def _only_keys() -> tuple[frozenset[str], frozenset[str]]:
     return trl - swift, swift - trl
 
 
+# Top-level sections of verl's Hydra config (ppo_trainer.yaml).
+VERL_SECTIONS = frozenset({"actor_rollout_ref", "algorithm", "trainer", "data", "critic", "reward_model"})
+
+
 def detect(document: Document) -> Detection:
     keys = set(document.entries)
+    nested = {k for k in keys & VERL_SECTIONS if isinstance(document.entries[k].value, dict)}
+    if "actor_rollout_ref" in nested or len(nested) >= 3:
+        return Detection("verl", "verl config sections (actor_rollout_ref, algorithm, trainer, ...)")
     if keys & ACCELERATE_KEYS and not keys & GRPO_KEYS:
         return Detection(None, "an accelerate config")
     rlhf_type = document.entries.get("rlhf_type")

@@ -35,17 +35,19 @@ class Entry:
 class Document:
     """A parsed config file."""
 
-    __slots__ = ("_lines", "duplicates", "entries", "format", "launcher", "path", "text")
+    __slots__ = ("_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "text")
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
         self.path = path
         self.text = text
-        self.format = format  # "yaml", "json", or "cli" (flags of a launch script)
+        self.format = format  # "yaml", "json", "cli" (flags of a launch script), "hydra" (k=v overrides), "python"
         self.entries = entries
         self.duplicates: list[tuple[Entry, Entry]] = []
         self._lines: list[str] | None = None
         # The world size a launch script (or an accelerate config) decided, beating the file's own.
         self.launcher: Setting | None = None
+        # verl: how each path was overridden (+, ++) and which base config was named (HydraContext).
+        self.hydra: Any = None
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

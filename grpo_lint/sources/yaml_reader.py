@@ -100,7 +100,7 @@ def _mapping_entries(
         key = raw_key if isinstance(raw_key, str) else str(raw_key)
         value = loader.construct_object(value_node, deep=True)
         entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))
-        if isinstance(value_node, yaml.MappingNode) and depth < 2:
+        if isinstance(value_node, yaml.MappingNode) and depth < 16:
             entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines))
         elif isinstance(value_node, yaml.SequenceNode):
             entry.item_spans = [_span(item, lines) for item in value_node.value]

@@ -1,0 +1,191 @@
+"""OpenRLHF's batch and placement rules: GRPO112, GRPO113, GRPO409.
+
+OpenRLHF counts `--train_batch_size` in samples (prompts x n_samples_per_prompt) and hands it to
+DeepSpeed with the micro batch per GPU; DeepSpeed derives gradient accumulation by floor division and
+then asserts the product. The asserts of `train_ppo_ray.py` are quoted as OpenRLHF words them
+(reference verl-openrlhf-launchers.md section 2.2, checked against releases 0.8.0-0.11.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from grpo_lint.checks import report, rule
+from grpo_lint.checks.messages import fw, openrlhf_flag
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.frameworks.openrlhf.frontend import OpenRLHFRun
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+
+_START = Span.point(1, 1)
+
+
+def _run(plan: RunPlan) -> OpenRLHFRun | None:
+    return plan.native if plan.framework == "openrlhf" and isinstance(plan.native, OpenRLHFRun) else None
+
+
+def _at(plan: RunPlan, *names: str) -> Setting | Span:
+    for name in names:
+        setting = plan.get(name)
+        if setting.span is not None:
+            return setting
+    return _START
+
+
+def _flag(plan: RunPlan, name: str) -> str:
+    setting = plan.get(name)
+    return setting.key if setting.key else openrlhf_flag(plan, name)
+
+
+@rule(
+    "GRPO112",
+    "deepspeed-batch-not-divisible",
+    Severity.ERROR,
+    "OpenRLHF: train batch not micro batch x gradient accumulation x GPUs of a DeepSpeed model group.",
+)
+def deepspeed_batch(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _run(plan)
+    if run is None or run.dynamic_batch:
+        return
+    groups = [("actor", run.actor_gpus, "actor_num_gpus_per_node")]
+    if run.has_ref and not run.colocate_all:
+        groups.append(("reference model", run.ref_gpus, "ref_num_gpus_per_node"))
+    if run.has_reward_model and not run.colocate_all:
+        groups.append(("reward model", run.reward_gpus, "reward_num_gpus_per_node"))
+    tb, mb = _flag(plan, "train_batch_size"), _flag(plan, "micro_train_batch_size")
+    scaled = run.train_batch_size * run.ring * run.ds_tp
+    for name, gpus, gpu_key in groups:
+        if gpus < 1:
+            continue
+        per_step = run.micro_train_batch_size * gpus
+        accumulation = scaled // per_step
+        if accumulation >= 1 and scaled == per_step * accumulation:
+            continue
+        scale = f" x ring {run.ring} x tensor parallel {run.ds_tp}" if run.ring * run.ds_tp > 1 else ""
+        if accumulation == 0:
+            quote = "Gradient accumulation steps: 0 has to be greater than 0"
+            why = f"is smaller than one micro batch on every GPU ({mb} {run.micro_train_batch_size} x {gpus} GPUs)"
+        else:
+            quote = (
+                "Check batch related parameters. train_batch_size is not equal to micro_batch_per_gpu * "
+                f"gradient_acc_step * world_size {scaled} != {run.micro_train_batch_size} * {accumulation} * {gpus}"
+            )
+            why = f"is not a multiple of {mb} {run.micro_train_batch_size} x {gpus} GPUs"
+        valid = [per_step * k for k in range(1, 65) if per_step * k % (run.ring * run.ds_tp) == 0]
+        nearest = sorted(valid, key=lambda v: (abs(v - scaled), v))[:2]
+        yield report(
+            plan,
+            "GRPO112",
+            f"{tb} {run.train_batch_size}{scale} {why} of the {name} ({gpus} GPUs). OpenRLHF gives DeepSpeed "
+            f"the train and micro batch and lets it derive gradient accumulation ({scaled} // {per_step} = "
+            f'{accumulation}); DeepSpeed stops when the {name} starts: "{quote}".',
+            _at(plan, "train_batch_size", "micro_train_batch_size", gpu_key),
+            fix=" or ".join(f"{tb} {v // (run.ring * run.ds_tp)}" for v in sorted(nearest)),
+        )
+        return
+
+
+@rule(
+    "GRPO113",
+    "rollout-batch-relations",
+    Severity.ERROR,
+    "OpenRLHF: rollout batch too small for the actor ranks, oversampling without async, or leftover samples.",
+)
+def rollout_batch_relations(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _run(plan)
+    if run is None:
+        return
+    samples = run.n * run.rollout_batch_size
+    chunks = samples // run.micro_rollout_batch_size
+    actors = run.actor_gpus // run.ring // run.ds_tp
+    rb, mrb = _flag(plan, "rollout_batch_size"), _flag(plan, "micro_rollout_batch_size")
+    if chunks < actors:
+        yield report(
+            plan,
+            "GRPO113",
+            f"{rb} {run.rollout_batch_size} x n_samples_per_prompt {run.n} = {samples} samples make {chunks} "
+            f"experience batches of {mrb} {run.micro_rollout_batch_size}, fewer than the {actors} actor "
+            'processes that each need one. OpenRLHF stops at start-up: "The number of sample batches must be '
+            'greater than or equal to the effective number of actor processes."',
+            _at(plan, "micro_rollout_batch_size", "rollout_batch_size"),
+            fix=f"{mrb} {max(samples // max(actors, 1), 1)}, or a larger {rb}",
+        )
+    generate = run.vllm_generate_batch_size
+    if generate is not None and generate > run.rollout_batch_size and not run.async_train:
+        gb = _flag(plan, "vllm_generate_batch_size")
+        yield report(
+            plan,
+            "GRPO113",
+            f"{gb} {generate} is larger than {rb} {run.rollout_batch_size}: over-sampling needs the async "
+            f'queue. {fw(plan)} stops at start-up (from 0.10.0): "--vllm_generate_batch_size > '
+            '--rollout_batch_size requires --async_train (over-sampling needs async queue to buffer extra batches)."',
+            _at(plan, "vllm_generate_batch_size"),
+            fix=f"{gb} {run.rollout_batch_size}, or add {openrlhf_flag(plan, 'async_train')}",
+        )
+    tb = _flag(plan, "train_batch_size")
+    if run.train_batch_size and samples % run.train_batch_size and samples >= run.train_batch_size:
+        steps = samples // run.train_batch_size
+        yield report(
+            plan,
+            "GRPO113",
+            f"{rb} {run.rollout_batch_size} x n_samples_per_prompt {run.n} = {samples} samples per rollout is not "
+            f"a multiple of {tb} {run.train_batch_size}: the actor takes {steps} optimizer step"
+            f"{'s' if steps != 1 else ''} and the last {samples % run.train_batch_size} samples of each rollout do "
+            "not fill a step. OpenRLHF does not check it.",
+            _at(plan, "train_batch_size", "rollout_batch_size"),
+            fix=f"{tb} {_divisor_near(samples, run.train_batch_size)} (a divisor of {samples})",
+            severity=Severity.WARNING,
+        )
+
+
+def _divisor_near(total: int, target: int) -> int:
+    divisors = [d for d in range(1, total + 1) if total % d == 0]
+    return min(divisors, key=lambda d: (abs(d - target), d))
+
+
+@rule(
+    "GRPO409",
+    "colocated-gpu-mismatch",
+    Severity.ERROR,
+    "OpenRLHF: colocated models placed on different GPU counts.",
+)
+def colocated_gpu_mismatch(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _run(plan)
+    if run is None:
+        return
+    actor = f"{_flag(plan, 'actor_num_nodes')} x {_flag(plan, 'actor_num_gpus_per_node')}"
+    if run.colocate_all and not run.async_train and run.vllm_gpus and run.vllm_gpus != run.actor_gpus:
+        vllm = f"{_flag(plan, 'vllm_num_engines')} x {_flag(plan, 'vllm_tensor_parallel_size')}"
+        yield report(
+            plan,
+            "GRPO409",
+            f"with {_flag(plan, 'colocate_all')} every vLLM engine shares the actor's GPUs, but {vllm} = "
+            f"{run.vllm_gpus} GPUs and {actor} = {run.actor_gpus}. OpenRLHF stops at start-up: "
+            f'"actor_num_nodes * actor_num_gpus_per_node must be equal to vllm_num_engines * '
+            f'vllm_tensor_parallel_size, got {run.actor_gpus} and {run.vllm_gpus}".',
+            _at(plan, "vllm_num_engines", "vllm_tensor_parallel_size", "colocate_all"),
+            fix=_engines_fix(plan, run),
+        )
+    colocated = run.colocate_actor_ref or run.colocate_all
+    if colocated and run.has_ref and run.ref_gpus != run.actor_gpus:
+        ref = f"{_flag(plan, 'ref_num_nodes')} x {_flag(plan, 'ref_num_gpus_per_node')}"
+        yield report(
+            plan,
+            "GRPO409",
+            f"the reference model is colocated with the actor, but {ref} = {run.ref_gpus} GPUs and {actor} = "
+            f'{run.actor_gpus}. OpenRLHF stops at start-up: "num_nodes and num_gpus_per_node must be the same '
+            'when colocate actor and ref model."',
+            _at(plan, "ref_num_gpus_per_node", "ref_num_nodes", "actor_num_gpus_per_node"),
+            fix=f"give {_flag(plan, 'ref_num_nodes')} and {_flag(plan, 'ref_num_gpus_per_node')} the actor's values",
+        )
+
+
+def _engines_fix(plan: RunPlan, run: OpenRLHFRun) -> str:
+    tp = plan.get("vllm_tensor_parallel_size").value
+    tp = tp if isinstance(tp, int) and tp > 0 else 1
+    if run.actor_gpus % tp == 0:
+        return f"{_flag(plan, 'vllm_num_engines')} {run.actor_gpus // tp} (engines x tensor parallel {tp} = actor GPUs)"
+    return f"engines x tensor parallel size = {run.actor_gpus}, the actor's GPU count"

@@ -1,0 +1,428 @@
+"""verl's own checks, with verl's semantics: GRPO010, GRPO108-GRPO111, GRPO206, GRPO207, GRPO410, GRPO411.
+
+verl counts `data.train_batch_size` and `ppo_mini_batch_size` in prompts and multiplies them by
+`rollout.n` inside the workers; the conditions and the quoted texts are those of verl's
+`validate_config`, its actor config and its workers (reference verl-openrlhf-launchers.md 1.2-1.4,
+checked against the 0.4.0-0.9.1 releases).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from math import gcd
+
+from packaging.version import Version
+
+from grpo_lint.checks import report, rule
+from grpo_lint.checks.messages import assignment, fw, shown
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.frameworks.verl.frontend import ACTOR, REF, ROLLOUT, VerlRun
+from grpo_lint.options import Options
+from grpo_lint.plan import RunPlan, Setting
+
+_START = Span.point(1, 1)
+
+
+def _verl(plan: RunPlan) -> VerlRun | None:
+    return plan.native if plan.framework == "verl" and isinstance(plan.native, VerlRun) else None
+
+
+def _at(plan: RunPlan, *paths: str) -> Setting | Span:
+    """The first of `paths` the user wrote, else where the world size comes from, else the file start."""
+    for path in paths:
+        setting = plan.get(path)
+        if setting.span is not None:
+            return setting
+    return plan.world_size if plan.world_size.span is not None else _START
+
+
+def _name(plan: RunPlan, path: str) -> str:
+    return plan.get(path).label(path)
+
+
+def _gpus(plan: RunPlan, run: VerlRun) -> str:
+    return f"{run.n_gpus} GPU{'s' if run.n_gpus != 1 else ''} ({plan.world_size.origin})"
+
+
+def _unknown(plan: RunPlan, *paths: str | None) -> bool:
+    """True when one of `paths` is set in the script to a value that is not known before launch."""
+    context = plan.document.hydra
+    return context is not None and any(p in context.unknown for p in paths if p)
+
+
+def _minimal_batch(run: VerlRun) -> int | None:
+    """verl's `minimal_bsz`: the GPU count (FSDP) or Megatron DP x micro batch per GPU."""
+    if run.strategy != "megatron":
+        return run.n_gpus
+    if run.n_gpus % run.megatron_mp or run.micro_per_gpu is None:
+        return None
+    return run.n_gpus // run.megatron_mp * run.micro_per_gpu
+
+
+@rule(
+    "GRPO108",
+    "rollout-batch-not-divisible",
+    Severity.ERROR,
+    "verl: train_batch_size x rollout.n not a multiple of the GPU count (or Megatron DP x micro batch).",
+)
+def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.dynamic_bsz:
+        return
+    minimal = _minimal_batch(run)
+    real = run.train_batch_size * run.n
+    if not minimal or real % minimal == 0:
+        return
+    what = _gpus(plan, run)
+    if run.strategy == "megatron":
+        what = (
+            f"Megatron data-parallel size {run.n_gpus // run.megatron_mp} x "
+            f"{_name(plan, f'{ACTOR}.ppo_micro_batch_size_per_gpu')} {run.micro_per_gpu}"
+        )
+    step = minimal // gcd(minimal, run.n)
+    options_ = sorted({max(step, run.train_batch_size // step * step), run.train_batch_size // step * step + step})
+    tbs = _name(plan, "data.train_batch_size")
+    yield report(
+        plan,
+        "GRPO108",
+        f"{tbs} {run.train_batch_size} x {_name(plan, f'{ROLLOUT}.n')} {run.n} = {real} responses per step "
+        f'cannot be split evenly over {what}. {fw(plan)} stops at start-up: "real_train_batch_size ({real}) '
+        f'must be divisible by minimal possible batch size ({minimal})".',
+        _at(plan, "data.train_batch_size", f"{ROLLOUT}.n"),
+        fix=" or ".join(assignment(plan, "data.train_batch_size", v) for v in options_ if v > 0)
+        + f" (a multiple of {step})",
+    )
+
+
+@rule(
+    "GRPO109",
+    "mini-batch-exceeds-train-batch",
+    Severity.ERROR,
+    "verl: ppo_mini_batch_size larger than train_batch_size, or not dividing it.",
+)
+def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.dynamic_bsz or run.mini < 1:
+        return
+    tbs, mini = _name(plan, "data.train_batch_size"), _name(plan, f"{ACTOR}.ppo_mini_batch_size")
+    if run.train_batch_size < run.mini:
+        quote = (
+            f'"train_batch_size ({run.train_batch_size}) must be >= actor.ppo_mini_batch_size ({run.mini})"'
+            if plan.target.version >= Version("0.6.0")
+            else "an AssertionError"
+        )
+        yield report(
+            plan,
+            "GRPO109",
+            f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}: both count prompts, and a step "
+            f"cannot hold an optimizer mini batch bigger than itself. {fw(plan)} stops at start-up with {quote}.",
+            _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
+            fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+        )
+    elif run.train_batch_size % run.mini:
+        updates = -(-run.train_batch_size // run.mini)
+        yield report(
+            plan,
+            "GRPO109",
+            f"{tbs} {run.train_batch_size} is not a multiple of {mini} {run.mini}: verl splits each step into "
+            f"{updates} mini batches and the last one holds only {run.train_batch_size % run.mini} prompts, so that "
+            "optimizer step is noisier than the others. verl does not check it.",
+            _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
+            fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+            severity=Severity.WARNING,
+        )
+
+
+def _largest_divisor(total: int, at_most: int) -> int:
+    return max((d for d in range(1, min(total, at_most) + 1) if total % d == 0), default=1)
+
+
+@rule(
+    "GRPO110",
+    "mini-batch-per-gpu",
+    Severity.ERROR,
+    "verl: the per-GPU mini batch (ppo_mini_batch_size x n / data-parallel size) is 0, uneven, or not a "
+    "multiple of the micro batch.",
+)
+def mini_batch_per_gpu(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.dynamic_bsz:
+        return
+    megatron = run.strategy == "megatron"
+    if megatron and run.n_gpus % run.megatron_mp:
+        return  # GRPO411
+    dp = run.n_gpus // run.megatron_mp if megatron else max(run.n_gpus // run.sp, 1)
+    total = run.mini * run.n
+    per_gpu = total // dp
+    mini = _name(plan, f"{ACTOR}.ppo_mini_batch_size")
+    where = _at(plan, f"{ACTOR}.ppo_mini_batch_size", f"{ACTOR}.ppo_micro_batch_size_per_gpu")
+    dp_words = (
+        f"{dp} data-parallel ranks ({run.n_gpus} GPUs / Megatron TP x PP x CP {run.megatron_mp})"
+        if megatron
+        else f"{dp} data-parallel rank{'s' if dp != 1 else ''} ({_gpus(plan, run)}"
+        + (f" / ulysses_sequence_parallel_size {run.sp})" if run.sp > 1 else ")")
+    )
+    even = [m for m in range(1, 4 * run.mini + 1) if (m * run.n) % dp == 0]
+    suggestion = min(even, key=lambda m: (abs(m - run.mini), m)) if even else None
+    fix_even = assignment(plan, f"{ACTOR}.ppo_mini_batch_size", suggestion) if suggestion else None
+    text = f"{mini} {run.mini} x rollout.n {run.n} = {total} responses per optimizer step over {dp_words}"
+    if not run.legacy_workers:
+        if total % dp:
+            yield report(
+                plan,
+                "GRPO110",
+                f"{text} is not a whole number per rank. {fw(plan)}'s workers stop at the first update: "
+                f'"Got mini_batch_size={total} and self.engine.get_data_parallel_size()={dp}".',
+                where,
+                fix=fix_even,
+            )
+        return
+    if megatron:
+        if total % dp:
+            yield report(
+                plan,
+                "GRPO110",
+                f"{text} is not a whole number per rank: the Megatron workers floor-divide it to {per_gpu} per "
+                f"rank, so {total - per_gpu * dp} responses of every mini batch are silently never trained on.",
+                where,
+                fix=fix_even,
+                severity=Severity.WARNING,
+            )
+        return
+    if per_gpu == 0:
+        yield report(
+            plan,
+            "GRPO110",
+            f"{text} leaves 0 per rank. {fw(plan)}'s FSDP workers stop: \"ppo_mini_batch_size 0 should be larger "
+            'than 0 after normalization".',
+            where,
+            fix=fix_even,
+        )
+        return
+    micro = run.micro_per_gpu
+    micro_name = _name(plan, f"{ACTOR}.ppo_micro_batch_size_per_gpu")
+    if micro is None and run.micro is not None:
+        micro, micro_name = max(run.micro // dp, 0), f"{_name(plan, f'{ACTOR}.ppo_micro_batch_size')} / {dp}"
+    if micro and per_gpu % micro:
+        fits = [d for d in range(1, per_gpu + 1) if per_gpu % d == 0]
+        best = min(fits, key=lambda d: (abs(d - micro), -d))
+        yield report(
+            plan,
+            "GRPO110",
+            f"{text} gives {per_gpu} per rank, which {micro_name} {micro} does not divide. {fw(plan)}'s FSDP "
+            f'workers stop: "normalized ppo_mini_batch_size {per_gpu} should be divisible by '
+            f'ppo_micro_batch_size_per_gpu {micro}".',
+            _at(plan, f"{ACTOR}.ppo_micro_batch_size_per_gpu", f"{ACTOR}.ppo_mini_batch_size"),
+            fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size_per_gpu", best) + f" (a divisor of {per_gpu})",
+        )
+    elif total % dp:
+        yield report(
+            plan,
+            "GRPO110",
+            f"{text} is not a whole number per rank: verl floor-divides it to {per_gpu}, so each optimizer step "
+            f"trains on {per_gpu * dp} of the {total} responses and silently drops the rest.",
+            where,
+            fix=fix_even,
+            severity=Severity.WARNING,
+        )
+
+
+@rule(
+    "GRPO111",
+    "micro-batch-keys",
+    Severity.ERROR,
+    "verl: a micro batch size not set, or set in both the per-GPU and the deprecated global form.",
+)
+def micro_batch_keys(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.dynamic_bsz:
+        return
+    sections = [("actor", ACTOR, "ppo_micro_batch_size"), (ROLLOUT, ROLLOUT, "log_prob_micro_batch_size")]
+    if run.uses_ref:
+        sections.append((REF, REF, "log_prob_micro_batch_size"))
+    for label, section, param in sections:
+        old, new = plan.get(f"{section}.{param}"), plan.get(f"{section}.{param}_per_gpu")
+        name = f"{label}.{param}"
+        if old.value is not None and new.value is not None:
+            quote = (
+                f"[{label}] You have set both '{name}' AND '{name}_per_gpu'. Please remove '{name}' because only "
+                f"'*_{param}_per_gpu' is supported (the former is deprecated)."
+            )
+            yield report(
+                plan,
+                "GRPO111",
+                f'both {old.key} and {new.key} are set. {fw(plan)} stops at start-up: "{quote}"',
+                old,
+                fix=f"delete `{old.key}`",
+            )
+        elif (
+            old.value is None
+            and new.value is None
+            and run.complete
+            and not _unknown(plan, f"{section}.{param}", f"{section}.{param}_per_gpu", f"{ACTOR}.use_dynamic_bsz")
+        ):
+            why = ""
+            if section == REF:
+                why = " (the reference model runs because use_kl_loss or use_kl_in_reward is on)"
+            quote = f"[{label}] Please set at least one of '{name}' or '{name}_per_gpu'" + (
+                " if use_dynamic_bsz is not enabled." if label == "actor" else "."
+            )
+            per_gpu = run.micro_per_gpu or 8
+            yield report(
+                plan,
+                "GRPO111",
+                f'{section}.{param}_per_gpu is not set{why}. {fw(plan)} stops at start-up: "{quote}"',
+                _at(plan, f"{ACTOR}.ppo_mini_batch_size", "algorithm.adv_estimator"),
+                fix=assignment(plan, f"{section}.{param}_per_gpu", per_gpu)
+                + f", or {assignment(plan, f'{ACTOR}.use_dynamic_bsz', 'true')}",
+            )
+
+
+@rule(
+    "GRPO410",
+    "sequence-parallel-remove-padding",
+    Severity.ERROR,
+    "verl: Ulysses sequence parallelism without use_remove_padding.",
+)
+def sequence_parallel_remove_padding(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.strategy == "megatron" or run.sp <= 1:
+        return
+    padding = plan.get("actor_rollout_ref.model.use_remove_padding")
+    if padding.value is True:
+        return
+    sp = _name(plan, f"{ACTOR}.ulysses_sequence_parallel_size")
+    yield report(
+        plan,
+        "GRPO410",
+        f"{sp} {run.sp} needs padding removed, but {padding.label('actor_rollout_ref.model.use_remove_padding')} "
+        f'is {shown(padding.value)}. {fw(plan)} stops at start-up: "When using sequence parallelism for '
+        'actor/ref policy, you must enable `use_remove_padding`."',
+        padding if padding.span else _at(plan, f"{ACTOR}.ulysses_sequence_parallel_size"),
+        fix=assignment(plan, "actor_rollout_ref.model.use_remove_padding", "true"),
+    )
+
+
+@rule(
+    "GRPO411",
+    "model-parallel-world-size",
+    Severity.ERROR,
+    "verl Megatron: the GPU count not a multiple of tensor x pipeline x context parallel size.",
+)
+def model_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or run.strategy != "megatron" or run.dynamic_bsz or run.n_gpus % run.megatron_mp == 0:
+        return
+    tp = plan.get(f"{ACTOR}.megatron.tensor_model_parallel_size").value
+    pp = plan.get(f"{ACTOR}.megatron.pipeline_model_parallel_size").value
+    cp = plan.get(f"{ACTOR}.megatron.context_parallel_size").value
+    yield report(
+        plan,
+        "GRPO411",
+        f"{_gpus(plan, run)} cannot be split into Megatron model-parallel groups of tensor {tp} x pipeline {pp} "
+        f'x context {cp} = {run.megatron_mp}. {fw(plan)} stops at start-up: "n_gpus ({run.n_gpus}) must be '
+        f"divisible by model_parallel_size ({run.megatron_mp // max(as_number(cp), 1)}) times "
+        f'context_parallel_size ({cp})".',
+        _at(plan, f"{ACTOR}.megatron.tensor_model_parallel_size", f"{ACTOR}.megatron.pipeline_model_parallel_size"),
+        fix=f"a GPU count that is a multiple of {run.megatron_mp}, or smaller model-parallel sizes",
+    )
+
+
+def as_number(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+@rule(
+    "GRPO010",
+    "missing-mandatory-value",
+    Severity.ERROR,
+    "A key the framework requires has no value (verl's rollout.name).",
+)
+def missing_mandatory_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None or plan.document.format != "hydra" or not run.key_checks:
+        return
+    name = plan.get(f"{ROLLOUT}.name")
+    if name.explicit or name.value != "???" or not run.complete or _unknown(plan, f"{ROLLOUT}.name"):
+        return
+    yield report(
+        plan,
+        "GRPO010",
+        f"{ROLLOUT}.name has no default in {fw(plan)} (`???` in ppo_trainer.yaml): the run stops when the "
+        f'rollout is built: "Missing mandatory value: {ROLLOUT}.name".',
+        _at(plan, "algorithm.adv_estimator", "data.train_batch_size"),
+        fix=f"{ROLLOUT}.name=vllm (or sglang, hf)",
+    )
+
+
+@rule(
+    "GRPO206",
+    "ignored-sampling-key",
+    Severity.WARNING,
+    "verl: rollout.do_sample=false, which the vLLM/SGLang rollout ignores.",
+)
+def ignored_sampling_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None:
+        return
+    do_sample = plan.get(f"{ROLLOUT}.do_sample")
+    name = str(plan.get(f"{ROLLOUT}.name").value or "").lower()
+    if not do_sample.explicit or do_sample.value is not False or name == "hf":
+        return
+    temperature = plan.get(f"{ROLLOUT}.temperature").value
+    yield report(
+        plan,
+        "GRPO206",
+        f"{do_sample.key} false has no effect with rollout.name {name or '(unset)'}: verl sends vLLM/SGLang only "
+        f"temperature, top_p and top_k, so training still samples at temperature {shown(temperature)}. "
+        "(Only the `hf` rollout honours do_sample.) If greedy rollouts were intended, the group members would be "
+        "identical anyway.",
+        do_sample,
+        fix=f"delete `{do_sample.key}`",
+    )
+
+
+@rule(
+    "GRPO207",
+    "greedy-validation-samples",
+    Severity.WARNING,
+    "verl: several validation samples per prompt drawn greedily (val_kwargs n > 1 with temperature 0).",
+)
+def greedy_validation_samples(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    run = _verl(plan)
+    if run is None:
+        return
+    n = plan.get(f"{ROLLOUT}.val_kwargs.n")
+    if not isinstance(n.value, int) or isinstance(n.value, bool) or n.value <= 1:
+        return
+    temperature = plan.get(f"{ROLLOUT}.val_kwargs.temperature")
+    do_sample = plan.get(f"{ROLLOUT}.val_kwargs.do_sample")
+    hf = str(plan.get(f"{ROLLOUT}.name").value or "").lower() == "hf"
+    greedy_t = isinstance(temperature.value, int | float) and temperature.value <= 0
+    if not greedy_t and not (hf and do_sample.value is False):
+        return
+    cause = (
+        f"{temperature.label(f'{ROLLOUT}.val_kwargs.temperature')} {shown(temperature.value)}"
+        if greedy_t
+        else f"{do_sample.label(f'{ROLLOUT}.val_kwargs.do_sample')} false"
+    )
+    yield report(
+        plan,
+        "GRPO207",
+        f"{n.key} {n.value} asks for {n.value} validation samples per prompt, but {cause} makes them greedy: "
+        f"all {n.value} are the same answer, so mean@{n.value}/best@{n.value} metrics equal the single-sample one "
+        "and the extra generation is wasted.",
+        n,
+        fix=assignment(plan, f"{ROLLOUT}.val_kwargs.temperature", 0.6)
+        + " and "
+        + assignment(plan, f"{ROLLOUT}.val_kwargs.do_sample", "true"),
+    )

@@ -1,0 +1,1 @@
+"""OpenRLHF: `openrlhf.cli.train_ppo_ray` command lines."""

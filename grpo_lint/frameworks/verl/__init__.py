@@ -1,0 +1,1 @@
+"""verl: Hydra configs and `verl.trainer.main_ppo` overrides."""

@@ -1,0 +1,108 @@
+"""verl's config keys by release: dotted paths of `ppo_trainer` / `ppo_megatron_trainer` with defaults.
+
+Recorded by tools/verl_keys.py from each release's flattened reference config (0.4.0-0.9.1).
+Interpolated defaults (`${oc.select:actor_rollout_ref.model.use_remove_padding,false}`) are
+resolved against the run's own values by `resolve`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from grpo_lint.data import load
+from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned
+
+_KINDS = {
+    "int": "int",
+    "float": "float",
+    "bool": "bool",
+    "str": "str?",
+    "list": "list?",
+    "dict": "dict?",
+    "null": "any",
+    "interp": "any",
+    "mandatory": "str",
+}
+
+# Accepted values where verl checks them (reference verl-openrlhf-launchers.md section 1.2, V5 and V16).
+_CHOICES: dict[str, tuple[Choices, ...]] = {
+    "actor_rollout_ref.rollout.mode": (Choices("0.7.0", None, ("async",)), Choices(None, "0.7.0", ("sync", "async"))),
+}
+# Ranges of the values the batch checks divide by.
+_POSITIVE = (
+    "data.train_batch_size", "actor_rollout_ref.rollout.n", "actor_rollout_ref.actor.ppo_mini_batch_size",
+    "trainer.n_gpus_per_node", "trainer.nnodes", "actor_rollout_ref.rollout.tensor_model_parallel_size",
+    "actor_rollout_ref.rollout.data_parallel_size", "actor_rollout_ref.rollout.pipeline_model_parallel_size",
+    "actor_rollout_ref.actor.ulysses_sequence_parallel_size", "actor_rollout_ref.actor.ppo_epochs",
+    "actor_rollout_ref.actor.megatron.tensor_model_parallel_size",
+    "actor_rollout_ref.actor.megatron.pipeline_model_parallel_size",
+    "actor_rollout_ref.actor.megatron.context_parallel_size",
+)  # fmt: skip
+# Integer keys that count something (a fraction there breaks verl); other integer defaults such as
+# val_kwargs.temperature 0 take any number.
+_COUNT = re.compile(r"^n$|^n_|size|steps|epochs|nnodes|seed|num|len|length|freq|_k$|rank|workers|tokens|limit")
+# Counts whose default is null: a whole number when set.
+_OPTIONAL_COUNTS = (
+    "actor_rollout_ref.actor.ppo_micro_batch_size", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+    "actor_rollout_ref.ref.log_prob_micro_batch_size", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+    "data.gen_batch_size", "data.seed",
+)  # fmt: skip
+
+
+@cache
+def verl_table(flavour: str) -> FieldTable:
+    """Every key verl's `ppo_trainer` (flavour "fsdp") or `ppo_megatron_trainer` ("megatron") ever had."""
+    raw = load("verl_keys")[flavour]
+    specs: dict[str, FieldSpec] = {}
+    for path, (kind, default, since, removed) in raw.items():
+        if _is_history(default):
+            default = Versioned(tuple((c[0], c[1]) for c in default))
+        extra: dict[str, Any] = {}
+        field_kind = _KINDS.get(kind, "any")
+        if field_kind == "int" and not _COUNT.search(path.rpartition(".")[2]):
+            field_kind = "float"  # Hydra keeps whatever number is given; only counts must be whole
+        if path in _POSITIVE:
+            extra["ge"] = 1
+        elif path in _OPTIONAL_COUNTS:
+            field_kind = "int?"
+        if path in _CHOICES:
+            extra["choices"] = _CHOICES[path]
+        specs[path] = FieldSpec(path, field_kind, default, since=since, removed=removed, **extra)
+    return FieldTable("verl", specs)
+
+
+def _is_history(default: Any) -> bool:
+    """tools/verl_keys.py writes a changed default as [[release, value], ...]."""
+    return (
+        isinstance(default, list)
+        and bool(default)
+        and all(isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and c[0][:1].isdigit() for c in default)
+    )
+
+
+_INTERPOLATION = re.compile(r"^\$\{(?:oc\.select:)?([^,}]+)(?:,([^}]*))?\}$")
+
+
+def resolve(path: str, value: Any, lookup: Callable[[str], Any], depth: int = 0) -> Any:
+    """An interpolated default (`${a.b}`, `${oc.select:a.b,default}`, `${.sibling}`) as its value."""
+    if not isinstance(value, str) or not value.startswith("${") or depth > 8:
+        return value
+    match = _INTERPOLATION.match(value)
+    if match is None:
+        return None
+    target, fallback = match.group(1).strip(), match.group(2)
+    if target.startswith("."):
+        dots = len(target) - len(target.lstrip("."))
+        parent = path.split(".")[:-dots]
+        target = ".".join([*parent, target.lstrip(".")])
+    found = lookup(target)
+    if found is None and fallback is not None:
+        from grpo_lint.sources.hydra_overrides import parse_value
+
+        return parse_value(fallback)
+    return resolve(target, found, lookup, depth + 1)

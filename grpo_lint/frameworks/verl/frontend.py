@@ -1,0 +1,273 @@
+"""verl front end: Hydra overrides of `verl.trainer.main_ppo` and Hydra YAML configs onto a RunPlan.
+
+Every value is resolved as verl composes it: the override, else the user's config file, else the
+default of the targeted release (interpolations followed). The numbers verl's own checks use
+(reference verl-openrlhf-launchers.md section 1.2-1.3) are collected in a VerlRun for the verl rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from packaging.version import Version
+
+from grpo_lint.frameworks.base import as_int, schema_for
+from grpo_lint.frameworks.verl.fields import resolve, verl_table
+from grpo_lint.groups import Geometry, GroupRules
+from grpo_lint.options import Options
+from grpo_lint.plan import KeyFinding, RunPlan, Setting
+from grpo_lint.sources.document import Document
+from grpo_lint.sources.hydra_overrides import HydraContext
+from grpo_lint.versions import Target
+
+ACTOR = "actor_rollout_ref.actor"
+ROLLOUT = "actor_rollout_ref.rollout"
+REF = "actor_rollout_ref.ref"
+# Advantage estimators that normalise within a group of rollout.n responses (verl core_algos, 0.9.1):
+# a group of one gets mean 0 (and std 1), so the "advantage" is the raw score.
+GROUP_ESTIMATORS = frozenset({
+    "grpo", "grpo_vectorized", "grpo_passk", "gdpo", "rloo", "rloo_vectorized", "opo", "gpg",
+    "reinforce_plus_plus_baseline",
+})  # fmt: skip
+# The keys the verl rules read; each becomes a Setting with the user's spelling and position.
+READ = (
+    "algorithm.adv_estimator", "data.train_batch_size", "data.gen_batch_size", "trainer.n_gpus_per_node",
+    "trainer.nnodes", f"{ROLLOUT}.n", f"{ROLLOUT}.name", f"{ROLLOUT}.mode", f"{ROLLOUT}.temperature",
+    f"{ROLLOUT}.top_p", f"{ROLLOUT}.top_k", f"{ROLLOUT}.do_sample", f"{ROLLOUT}.tensor_model_parallel_size",
+    f"{ROLLOUT}.data_parallel_size", f"{ROLLOUT}.pipeline_model_parallel_size",
+    f"{ROLLOUT}.log_prob_micro_batch_size", f"{ROLLOUT}.log_prob_micro_batch_size_per_gpu",
+    f"{ROLLOUT}.val_kwargs.n", f"{ROLLOUT}.val_kwargs.temperature", f"{ROLLOUT}.val_kwargs.do_sample",
+    f"{ROLLOUT}.val_kwargs.top_k", f"{ROLLOUT}.val_kwargs.top_p",
+    f"{REF}.log_prob_micro_batch_size", f"{REF}.log_prob_micro_batch_size_per_gpu",
+    f"{ACTOR}.strategy", f"{ACTOR}.use_dynamic_bsz", f"{ACTOR}.ppo_mini_batch_size", f"{ACTOR}.ppo_micro_batch_size",
+    f"{ACTOR}.ppo_micro_batch_size_per_gpu", f"{ACTOR}.ulysses_sequence_parallel_size", f"{ACTOR}.use_kl_loss",
+    f"{ACTOR}.megatron.tensor_model_parallel_size", f"{ACTOR}.megatron.pipeline_model_parallel_size",
+    f"{ACTOR}.megatron.context_parallel_size", "actor_rollout_ref.model.use_remove_padding",
+    "algorithm.use_kl_in_reward", "trainer.use_legacy_worker_impl", "data.seed",
+)  # fmt: skip
+# Canonical names the shared rules read (GRPO101, GRPO201/202/205).
+CANONICAL = {
+    "num_generations": f"{ROLLOUT}.n",
+    "temperature": f"{ROLLOUT}.temperature",
+    "top_p": f"{ROLLOUT}.top_p",
+    "top_k": f"{ROLLOUT}.top_k",
+    "seed": "data.seed",
+}
+
+
+class VerlRun(NamedTuple):
+    """verl's batch arithmetic for one run, from the resolved values."""
+
+    flavour: str  # "fsdp" or "megatron" (the base config)
+    strategy: str  # actor strategy: fsdp, fsdp2, megatron
+    n_gpus: int
+    n: int
+    train_batch_size: int
+    mini: int
+    micro: int | None  # deprecated global ppo_micro_batch_size
+    micro_per_gpu: int | None
+    dynamic_bsz: bool
+    sp: int
+    megatron_mp: int  # TP x PP x CP of the Megatron actor (1 for FSDP)
+    rollout_parallel: int  # rollout TP x DP x PP
+    uses_ref: bool
+    group_estimator: bool
+    legacy_workers: bool  # verl < 0.8: FSDP workers floor-divide the mini batch per GPU
+    key_checks: bool  # False when the base config is a file grpo-lint could not read
+    complete: bool  # every override is known: a key that is not set is really not set
+
+
+def build(document: Document, target: Target, options: Options) -> RunPlan:
+    context: HydraContext = document.hydra or HydraContext({}, None, frozenset(), None, None)
+    version = target.version
+    flavour = context.flavour or _flavour(context.config_name, document)
+    table = verl_table(flavour)
+    specs = table.at(version)
+    key_checks = context.config_name in (None, "ppo_trainer", "ppo_megatron_trainer") or context.file_path is not None
+    values = {path: entry.value for path, entry in document.entries.items() if path in specs}
+    coerced, problems = schema_for(table, version).validate(values)
+    findings = _key_findings(document, context, table, version, options) if key_checks else []
+
+    def lookup(path: str) -> Any:
+        if path in coerced:
+            return coerced[path]
+        if path in document.entries and path not in specs:
+            return document.entries[path].value
+        spec = specs.get(path)
+        return resolve(path, spec.default_at(version), lookup) if spec is not None else None
+
+    settings: dict[str, Setting] = {}
+    for path in READ:
+        entry = document.entries.get(path)
+        if entry is not None and path in coerced:
+            settings[path] = Setting(coerced[path], path, entry.key_span, "file")
+        elif entry is not None and path not in specs and path in document.entries:
+            settings[path] = Setting(entry.value, path, entry.key_span, "file")
+        else:
+            settings[path] = Setting(lookup(path))
+    for name, path in CANONICAL.items():
+        settings[name] = settings[path]
+    rollout_name = str(settings[f"{ROLLOUT}.name"].value or "").lower()
+    if rollout_name == "hf":
+        settings["do_sample"] = settings[f"{ROLLOUT}.do_sample"]  # only the HF rollout honours it
+    run = _run(settings, flavour, version, key_checks)._replace(complete=not context.opaque)
+    world = _world(settings, options, run)
+    if world.origin == "--world-size":
+        run = run._replace(n_gpus=world.value)
+    rules = GroupRules("none", "none", where="at start-up")
+    geometry = Geometry(
+        world_size=run.n_gpus,
+        per_device=1,
+        grad_accum=1,
+        num_generations=run.n if run.group_estimator else max(run.n, 2),
+    )
+    plan_specs = dict(specs)
+    for name, path in CANONICAL.items():
+        if path in specs:
+            plan_specs[name] = specs[path]
+    return RunPlan(
+        path=document.path,
+        document=document,
+        target=target,
+        flavor="config",
+        settings=settings,
+        world_size=world,
+        group_rules=rules,
+        geometry=geometry,
+        problems=problems,
+        key_findings=findings,
+        specs=plan_specs,
+        native=run,
+    )
+
+
+def nested_to_paths(document: Document) -> None:
+    """A Hydra YAML config (nested mappings) as dotted-path entries, with its `defaults` list read."""
+    from grpo_lint.sources.hydra_overrides import flatten_entries
+
+    defaults = document.entries.get("defaults")
+    flat = flatten_entries({k: e for k, e in document.entries.items() if k not in ("defaults", "hydra")})
+    flavour = "megatron" if defaults is not None and "ppo_megatron_trainer" in str(defaults.value) else None
+    document.entries = flat
+    document.hydra = HydraContext({}, None, frozenset(), None, flavour)
+
+
+def _flavour(config_name: str | None, document: Document) -> str:
+    if config_name and "megatron" in config_name:
+        return "megatron"
+    strategy = document.entries.get(f"{ACTOR}.strategy")
+    if strategy is not None and strategy.value == "megatron":
+        return "megatron"
+    return "fsdp"
+
+
+def _key_findings(
+    document: Document, context: HydraContext, table: Any, version: Version, options: Options
+) -> list[KeyFinding]:
+    """Overrides of keys this release lacks (Hydra stops), `+key` on a key it has (Hydra stops too)."""
+    specs = table.at(version)
+    findings: list[KeyFinding] = []
+    for path, entry in document.entries.items():
+        prefix = context.prefixes.get(path, "")
+        from_file = document.format != "hydra" or entry.key_span.path is not None
+        known = path in specs or (path in context.file_keys and not from_file)
+        if from_file and not known and path not in options.extra_keys:
+            # A config file may add keys (Hydra merges them); only a near miss of a real key is reported.
+            suggestion = _suggest(path, specs)
+            if suggestion is not None:
+                findings.append(KeyFinding(entry, "unknown", suggestion))
+            continue
+        if prefix == "+":
+            # Hydra appends over a null or merges a mapping/list; any other existing value stops it.
+            existing = specs[path].default_at(version) if path in specs else None
+            if existing is not None and not isinstance(entry.value, dict | list):
+                findings.append(KeyFinding(entry, "append_existing"))
+            continue
+        if prefix in ("++", "~") or known or path in options.extra_keys:
+            continue
+        spec = table.get(path)
+        if spec is not None and spec.removed is not None and version >= Version(spec.removed):
+            findings.append(KeyFinding(entry, "removed", spec.replacement, spec))
+        elif spec is not None and spec.since is not None and version < Version(spec.since):
+            findings.append(KeyFinding(entry, "not_yet", None, spec))
+        else:
+            findings.append(KeyFinding(entry, "unknown", _suggest(path, specs)))
+    return findings
+
+
+def _suggest(path: str, specs: dict[str, Any]) -> str | None:
+    """The known path `path` most likely misspells: same parent with a close leaf, else close overall."""
+    import difflib
+
+    parent, _, leaf = path.rpartition(".")
+    siblings = [p.rpartition(".")[2] for p in specs if p.rpartition(".")[0] == parent]
+    match = difflib.get_close_matches(leaf, siblings, n=1, cutoff=0.75)
+    if match:
+        return f"{parent}.{match[0]}" if parent else match[0]
+    same_leaf = [p for p in specs if p.rpartition(".")[2] == leaf]
+    if len(same_leaf) == 1:
+        return same_leaf[0]  # the right key in the wrong section
+    match = difflib.get_close_matches(path, list(specs), n=1, cutoff=0.85)
+    return match[0] if match else None
+
+
+def _int(settings: dict[str, Setting], path: str, fallback: int) -> int:
+    return as_int(settings[path].value, fallback)
+
+
+def _optional(settings: dict[str, Setting], path: str) -> int | None:
+    value = settings[path].value
+    if value is None or isinstance(value, bool):
+        return None
+    number = as_int(value, -1)
+    return number if number >= 0 else None
+
+
+def _run(settings: dict[str, Setting], flavour: str, version: Version, key_checks: bool) -> VerlRun:
+    strategy = str(settings[f"{ACTOR}.strategy"].value or ("megatron" if flavour == "megatron" else "fsdp"))
+    megatron = strategy == "megatron"
+    mp = 1
+    if megatron:
+        mp = (
+            _int(settings, f"{ACTOR}.megatron.tensor_model_parallel_size", 1)
+            * _int(settings, f"{ACTOR}.megatron.pipeline_model_parallel_size", 1)
+            * _int(settings, f"{ACTOR}.megatron.context_parallel_size", 1)
+        )
+    uses_ref = settings[f"{ACTOR}.use_kl_loss"].value is True or settings["algorithm.use_kl_in_reward"].value is True
+    estimator = str(settings["algorithm.adv_estimator"].value)
+    legacy = version < Version("0.8.0") and str(settings["trainer.use_legacy_worker_impl"].value) != "disable"
+    return VerlRun(
+        flavour=flavour,
+        strategy=strategy,
+        n_gpus=max(_int(settings, "trainer.n_gpus_per_node", 8), 1) * max(_int(settings, "trainer.nnodes", 1), 1),
+        n=_int(settings, f"{ROLLOUT}.n", 1),
+        train_batch_size=_int(settings, "data.train_batch_size", 1024),
+        mini=_int(settings, f"{ACTOR}.ppo_mini_batch_size", 256),
+        micro=_optional(settings, f"{ACTOR}.ppo_micro_batch_size"),
+        micro_per_gpu=_optional(settings, f"{ACTOR}.ppo_micro_batch_size_per_gpu"),
+        dynamic_bsz=settings[f"{ACTOR}.use_dynamic_bsz"].value is True,
+        sp=1 if megatron else max(_int(settings, f"{ACTOR}.ulysses_sequence_parallel_size", 1), 1),
+        megatron_mp=max(mp, 1),
+        rollout_parallel=max(
+            _int(settings, f"{ROLLOUT}.tensor_model_parallel_size", 2)
+            * _int(settings, f"{ROLLOUT}.data_parallel_size", 1)
+            * _int(settings, f"{ROLLOUT}.pipeline_model_parallel_size", 1),
+            1,
+        ),
+        uses_ref=uses_ref,
+        group_estimator=estimator in GROUP_ESTIMATORS,
+        legacy_workers=legacy,
+        key_checks=key_checks,
+        complete=True,
+    )
+
+
+def _world(settings: dict[str, Setting], options: Options, run: VerlRun) -> Setting:
+    per_node, nodes = settings["trainer.n_gpus_per_node"], settings["trainer.nnodes"]
+    if options.world_size is not None and not per_node.explicit and not nodes.explicit:
+        return Setting(options.world_size, None, None, "--world-size")
+    anchor = per_node if per_node.explicit else nodes
+    origin = f"trainer.n_gpus_per_node {per_node.value} x trainer.nnodes {nodes.value}"
+    if not per_node.explicit and not nodes.explicit:
+        origin += " (verl's defaults)"
+    return Setting(run.n_gpus, anchor.key, anchor.span, origin)

@@ -1,0 +1,118 @@
+"""Hydra command-line overrides (`key=value`, `+key=value`, `++key=value`, `~key`) and nested Hydra
+YAML, both as entries keyed by the dotted path of the config node they set.
+
+verl is configured this way: `python3 -m verl.trainer.main_ppo data.train_batch_size=1024 ...`.
+Override values follow Hydra's grammar closely enough for the keys a linter reads: numbers (also
+`1e-6`), `true`/`True`, `null`, `[a,b]` lists, `{k: v}` mappings; anything else stays a string.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+from grpo_lint.diagnostics import Span
+from grpo_lint.sources.document import Entry
+from grpo_lint.sources.shell import Word
+
+_KEY = re.compile(r"^(~|\+\+|\+)?([A-Za-z_][\w\-]*(?:[./][\w\-]+)*)(?:@[\w.\-:]+)?$")
+_INT = re.compile(r"^[+-]?\d+(_\d+)*$")
+_FLOAT = re.compile(r"^[+-]?((\d+(_\d+)*)?\.\d+|\d+(_\d+)*\.?)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$", re.IGNORECASE)
+
+
+class Overrides(NamedTuple):
+    entries: dict[str, Entry]  # by dotted path; Entry.key is the path as written, prefix included
+    prefixes: dict[str, str]  # path -> "", "+", "++" or "~"
+    unresolved: dict[str, Word]  # path -> the word whose variables are not known
+    config_name: str | None  # --config-name / -cn
+    config_path: str | None  # --config-path / -cp
+    others: list[Word]  # words that are no override: flags such as --multirun, `$@`
+
+
+class HydraContext(NamedTuple):
+    """What a verl Document carries besides its entries."""
+
+    prefixes: dict[str, str]  # path -> "", "+", "++" or "~" (command-line overrides only)
+    config_name: str | None  # the base config named with --config-name, if any
+    file_keys: frozenset[str]  # paths a user config file defines (known to Hydra, whatever verl has)
+    file_path: str | None  # that config file
+    flavour: str | None  # "fsdp" or "megatron" when the base config decides it
+    unknown: frozenset[str] = frozenset()  # paths set to values that depend on unknown variables
+    opaque: bool = False  # words that may hold further overrides (a bash array, $(...)): absence proves nothing
+
+
+def parse_value(text: str) -> Any:
+    """A Hydra override value as Python: 1024, 1e-06, True, None, [...], or the text itself."""
+    stripped = text.strip()
+    lowered = stripped.lower()
+    if lowered == "true":
+        return True
+    if lowered == "false":
+        return False
+    if lowered == "null":
+        return None
+    if _INT.match(stripped):
+        return int(stripped.replace("_", ""))
+    if (_FLOAT.match(stripped) and any(c.isdigit() for c in stripped)) or lowered.lstrip("+-") in ("inf", "nan"):
+        return float(stripped.replace("_", ""))
+    if stripped[:1] in "[{" and stripped[-1:] in "]}":
+        import yaml
+
+        try:
+            return yaml.safe_load(stripped)
+        except yaml.YAMLError:
+            return stripped
+    if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "'\"":
+        return stripped[1:-1]
+    return stripped
+
+
+def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
+    result = Overrides({}, {}, {}, None, None, [])
+    index = 0
+    config_name = config_path = None
+    while index < len(words):
+        word = words[index]
+        text = word.text
+        index += 1
+        if text.startswith("-"):
+            flag, equals, inline = text.partition("=")
+            if flag in ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd"):
+                value = inline if equals else (words[index].text if index < len(words) else "")
+                index += 0 if equals else 1
+                if flag in ("--config-name", "-cn"):
+                    config_name = value
+                elif flag in ("--config-path", "-cp"):
+                    config_path = value
+                continue
+            result.others.append(word)
+            continue
+        key_text, equals, value_text = text.partition("=")
+        match = _KEY.match(key_text)
+        if match is None or (not equals and match.group(1) != "~"):
+            result.others.append(word)
+            continue
+        prefix, path = match.group(1) or "", match.group(2).replace("/", ".")
+        line, column = word.span.line, word.span.column
+        key_span = Span(line, column, line, column + len(key_text))
+        value_span = Span(line, column + len(key_text) + 1, word.span.end_line, word.span.end_column)
+        entry = Entry(key_text, parse_value(value_text) if equals else None, key_span, value_span)
+        result.entries[path] = entry
+        result.prefixes[path] = prefix
+        if word.unknown:
+            result.unresolved[path] = word._replace(text=value_text, span=value_span)
+    return result._replace(config_name=config_name, config_path=config_path)
+
+
+def flatten_entries(entries: dict[str, Entry], prefix: str = "") -> dict[str, Entry]:
+    """Nested YAML mappings as dotted-path entries; each leaf keeps its own key's position."""
+    flat: dict[str, Entry] = {}
+    for key, entry in entries.items():
+        path = f"{prefix}{key}"
+        if entry.children and isinstance(entry.value, dict):
+            flat.update(flatten_entries(entry.children, f"{path}."))
+            continue
+        leaf = Entry(path, entry.value, entry.key_span, entry.value_span)
+        leaf.item_spans = entry.item_spans
+        flat[path] = leaf
+    return flat
