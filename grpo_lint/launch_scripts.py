@@ -58,6 +58,7 @@ def _lint_launch(
     if launch.framework == "openrlhf":
         flags, unresolved = flag_entries(launch.args)
         document = Document(script.path, script.text, "cli", flags)
+        document.unknown = frozenset(unresolved)
         return _lint_built(document, unresolved, launch, script, options, result)
     target = resolve_target(launch.framework, options.targets)
     flags, unresolved = flag_entries(launch.args)

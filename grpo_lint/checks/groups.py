@@ -136,6 +136,16 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         )
 
 
+def _set_to_unknown(plan: RunPlan) -> bool:
+    """The group size is written in the script, but as a variable that is not known before launch."""
+    if plan.framework == "verl":
+        context = plan.document.hydra
+        return context is not None and "actor_rollout_ref.rollout.n" in context.unknown
+    return plan.native is not None and bool(
+        plan.native.unknown & {"n_samples_per_prompt", "rollout.n_samples_per_prompt"}
+    )
+
+
 def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     """verl and OpenRLHF: a group estimator with one sample per prompt."""
     from grpo_lint.checks.messages import assignment
@@ -144,6 +154,8 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     if n >= 2:
         return
     setting = plan.get("num_generations")
+    if _set_to_unknown(plan):
+        return  # GRPO507 says the value is not known; the default must not be blamed
     if plan.framework == "verl":
         label = setting.label("actor_rollout_ref.rollout.n")
         estimator = plan.get("algorithm.adv_estimator")

@@ -35,7 +35,7 @@ class Entry:
 class Document:
     """A parsed config file."""
 
-    __slots__ = ("_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "text")
+    __slots__ = ("_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "text", "unknown")
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
         self.path = path
@@ -48,6 +48,8 @@ class Document:
         self.launcher: Setting | None = None
         # verl: how each path was overridden (+, ++) and which base config was named (HydraContext).
         self.hydra: Any = None
+        # Keys a launch script sets to values that are not known before launch (left out of entries).
+        self.unknown: frozenset[str] = frozenset()
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

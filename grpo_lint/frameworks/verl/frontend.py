@@ -149,7 +149,8 @@ def nested_to_paths(document: Document) -> None:
     flat = flatten_entries({k: e for k, e in document.entries.items() if k not in ("defaults", "hydra")})
     flavour = "megatron" if defaults is not None and "ppo_megatron_trainer" in str(defaults.value) else None
     document.entries = flat
-    document.hydra = HydraContext({}, None, frozenset(), None, flavour)
+    # A config file is usually completed by command-line overrides: a key it lacks may come from there.
+    document.hydra = HydraContext({}, None, frozenset(), None, flavour, opaque=True)
 
 
 def _flavour(config_name: str | None, document: Document) -> str:
@@ -200,13 +201,17 @@ def _suggest(path: str, specs: dict[str, Any]) -> str | None:
     import difflib
 
     parent, _, leaf = path.rpartition(".")
+    same_leaf = [p for p in specs if p.rpartition(".")[2] == leaf]
+    if same_leaf:  # the right key in the wrong section: the closest section, then the shortest path
+
+        def shared(candidate: str) -> int:
+            return sum(1 for a, b in zip(candidate.split("."), path.split("."), strict=False) if a == b)
+
+        return min(same_leaf, key=lambda p: (-shared(p), len(p), p))
     siblings = [p.rpartition(".")[2] for p in specs if p.rpartition(".")[0] == parent]
-    match = difflib.get_close_matches(leaf, siblings, n=1, cutoff=0.75)
+    match = difflib.get_close_matches(leaf, siblings, n=1, cutoff=0.85)
     if match:
         return f"{parent}.{match[0]}" if parent else match[0]
-    same_leaf = [p for p in specs if p.rpartition(".")[2] == leaf]
-    if len(same_leaf) == 1:
-        return same_leaf[0]  # the right key in the wrong section
     match = difflib.get_close_matches(path, list(specs), n=1, cutoff=0.85)
     return match[0] if match else None
 

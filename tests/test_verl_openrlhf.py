@@ -1,0 +1,367 @@
+"""verl (Hydra overrides and YAML) and OpenRLHF (train_ppo_ray flags): reading, versions and rules."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grpo_lint.sources.hydra_overrides import parse_value
+from grpo_lint.versions import TargetError, parse_target
+
+from .conftest import ROOT, lint, run_cli
+
+VERL = "--target verl==0.9.1"
+OLD_VERL = "--target verl==0.7.0"
+ORL = "--target openrlhf==0.11.2"
+FLAT_ORL = "--target openrlhf==0.10.1"
+
+BASE = {
+    "algorithm.adv_estimator": "grpo",
+    "data.train_batch_size": "256",
+    "actor_rollout_ref.actor.ppo_mini_batch_size": "64",
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu": "16",
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu": "32",
+    "actor_rollout_ref.rollout.name": "vllm",
+    "actor_rollout_ref.rollout.n": "8",
+    "trainer.n_gpus_per_node": "8",
+    "trainer.nnodes": "1",
+}
+
+
+def verl(*extra: str, drop: tuple[str, ...] = (), prelude: str = "", **changes: str) -> str:
+    values = {k: changes.get(k.replace(".", "__"), v) for k, v in BASE.items() if k not in drop}
+    lines = [f"{k}={v}" for k, v in values.items()] + list(extra)
+    return prelude + "python3 -m verl.trainer.main_ppo \\\n" + " \\\n".join(f"    {line}" for line in lines) + "\n"
+
+
+def verl_codes(script: str, args: str = VERL) -> list[str]:
+    return sorted(d.code for d in lint(script, args, "launch.sh"))
+
+
+ORL_BASE = {
+    "--actor.num_nodes": "1",
+    "--actor.num_gpus_per_node": "8",
+    "--vllm.num_engines": "4",
+    "--vllm.tensor_parallel_size": "2",
+    "--train.colocate_all": "",
+    "--algo.kl.init_coef": "1e-3",
+    "--algo.advantage.estimator": "group_norm",
+    "--rollout.n_samples_per_prompt": "8",
+    "--rollout.batch_size": "128",
+    "--rollout.micro_batch_size": "16",
+    "--train.batch_size": "128",
+    "--train.micro_batch_size": "8",
+    "--reward.remote_url": "http://localhost:5000/get_reward",
+}
+
+
+def openrlhf(changes: dict[str, str] | None = None, drop: tuple[str, ...] = (), flat: bool = False) -> str:
+    values = {**ORL_BASE, **(changes or {})}
+    lines = [f"{k} {v}".rstrip() for k, v in values.items() if k not in drop]
+    if flat:
+        renames = {
+            "--actor.num_nodes": "--actor_num_nodes", "--actor.num_gpus_per_node": "--actor_num_gpus_per_node",
+            "--vllm.num_engines": "--vllm_num_engines", "--vllm.tensor_parallel_size": "--vllm_tensor_parallel_size",
+            "--train.colocate_all": "--colocate_all_models", "--algo.kl.init_coef": "--init_kl_coef",
+            "--algo.advantage.estimator": "--advantage_estimator",
+            "--rollout.n_samples_per_prompt": "--n_samples_per_prompt", "--rollout.batch_size": "--rollout_batch_size",
+            "--rollout.micro_batch_size": "--micro_rollout_batch_size", "--train.batch_size": "--train_batch_size",
+            "--train.micro_batch_size": "--micro_train_batch_size", "--reward.remote_url": "--remote_rm_url",
+        }  # fmt: skip
+        lines = [
+            " ".join([renames.get(line.split(" ")[0], line.split(" ")[0]), *line.split(" ")[1:]]) for line in lines
+        ]
+    return "python3 -m openrlhf.cli.train_ppo_ray \\\n" + " \\\n".join(f"   {line}" for line in lines) + "\n"
+
+
+def orl_codes(script: str, args: str = ORL) -> list[str]:
+    return sorted(d.code for d in lint(script, args, "launch.sh"))
+
+
+# Reading --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1024", 1024), ("1e-6", 1e-6), ("0.5", 0.5), ("True", True), ("false", False), ("null", None),
+     ('["console","wandb"]', ["console", "wandb"]), ("vllm", "vllm"), ("'error'", "error"), ("-1", -1)],
+)  # fmt: skip
+def test_hydra_values_parse_like_hydra(text, value):
+    assert parse_value(text) == value
+
+
+def test_the_base_command_is_clean():
+    assert verl_codes(verl()) == []
+    assert verl_codes(verl(), OLD_VERL) == []
+
+
+def test_unknown_override_is_an_error_with_the_closest_key():
+    (diagnostic,) = lint(verl("actor_rollout_ref.rollout.temprature=0.7"), VERL, "launch.sh")
+    assert diagnostic.code == "GRPO002" and diagnostic.severity.name == "ERROR"
+    assert "actor_rollout_ref.rollout.temperature" in diagnostic.message
+    assert "Could not override 'actor_rollout_ref.rollout.temprature'" in diagnostic.message
+    assert diagnostic.fix == "`actor_rollout_ref.rollout.temperature=0.7`"
+    assert (diagnostic.span.line, diagnostic.span.column) == (11, 5)
+
+
+def test_a_key_in_the_wrong_section_is_suggested_in_the_right_one():
+    (diagnostic,) = lint(verl("actor_rollout_ref.actor.temperature=0.7"), VERL, "launch.sh")
+    assert "did you mean `actor_rollout_ref.rollout.temperature`" in diagnostic.message
+
+
+def test_plus_adds_a_key_and_fails_only_on_an_existing_one():
+    assert verl_codes(verl("+actor_rollout_ref.rollout.my_extra=1")) == []
+    assert verl_codes(verl("++actor_rollout_ref.rollout.temperature=0.9")) == []
+    assert verl_codes(verl("+actor_rollout_ref.rollout.temperature=0.9")) == ["GRPO009"]
+    # Hydra appends over a null default.
+    assert verl_codes(verl("+data.seed=1")) == []
+
+
+def test_keys_follow_the_targeted_release():
+    script = verl("trainer.use_legacy_worker_impl=disable")
+    assert verl_codes(script, OLD_VERL) == []
+    assert verl_codes(script, VERL) == ["GRPO004"]
+
+
+def test_target_parses_verl_and_openrlhf():
+    assert str(parse_target("verl==0.7.0")) == "verl 0.7.0"
+    assert str(parse_target("openrlhf==0.10.1")) == "OpenRLHF 0.10.1"
+    with pytest.raises(TargetError, match=r"from 0\.4\.0"):
+        parse_target("verl==0.3.0")
+
+
+def test_values_from_script_variables_and_unknown_ones():
+    script = verl(prelude="N=1\n", actor_rollout_ref__rollout__n="$N")
+    assert verl_codes(script) == ["GRPO101"]
+    unknown = lint(verl(actor_rollout_ref__rollout__n="$1"), VERL, "launch.sh")
+    assert [d.code for d in unknown] == ["GRPO507"]
+    # An unknown value of a key no check reads is not worth a word; `$@` adds nothing.
+    assert verl_codes(verl("data.train_files=$HOME/x.parquet", '"$@"')) == []
+
+
+def test_a_bash_array_of_overrides_makes_missing_keys_unknowable():
+    script = verl(
+        "${EXTRA[@]}",
+        drop=("actor_rollout_ref.rollout.name", "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu"),
+    )
+    assert verl_codes(script) == []
+    assert verl_codes(script.replace(" \\\n    ${EXTRA[@]}", "")) == ["GRPO010", "GRPO111"]
+
+
+def test_ray_job_submit_is_unwrapped():
+    script = "ray job submit --address=http://x:8265 --runtime-env-json='{}' -- " + verl(
+        actor_rollout_ref__rollout__n="1"
+    )
+    assert verl_codes(script) == ["GRPO101"]
+
+
+def test_world_size_comes_from_the_trainer_keys():
+    found = {d.code: d for d in lint(verl(trainer__n_gpus_per_node="3"), VERL, "launch.sh")}
+    assert sorted(found) == ["GRPO108", "GRPO110", "GRPO402"]
+    assert "infer_world_size: 2" in found["GRPO402"].message and "3 GPUs" in found["GRPO402"].message
+    assert "minimal possible batch size (3)" in found["GRPO108"].message
+    two_nodes = verl(trainer__n_gpus_per_node="3", trainer__nnodes="2")
+    assert verl_codes(two_nodes) == ["GRPO108", "GRPO110"]  # 6 GPUs: 2048 and 512 responses do not split
+
+
+def test_yaml_config_is_flattened_and_typos_are_warnings():
+    text = (ROOT / "examples" / "verl" / "grpo_gsm8k.yaml").read_text()
+    assert lint(text, VERL, "grpo.yaml") == []
+    broken = text.replace("    temperature: 1.0", "    temprature: 1.0").replace("n: 8", "n: 1")
+    found = {(d.code, d.severity.name, d.span.line) for d in lint(broken, VERL, "grpo.yaml")}
+    assert found == {("GRPO002", "WARNING", 28), ("GRPO101", "WARNING", 27)}
+
+
+def test_named_config_file_is_the_base_of_the_overrides(tmp_path):
+    (tmp_path / "cfg").mkdir()
+    (tmp_path / "cfg" / "mine.yaml").write_text(
+        "defaults:\n  - ppo_trainer\n  - _self_\nmy_section:\n  flag: 1\nactor_rollout_ref:\n  rollout:\n    n: 1\n"
+    )
+    script = tmp_path / "run.sh"
+    script.write_text(
+        verl("my_section.flag=2", drop=("actor_rollout_ref.rollout.n",)).replace(
+            "main_ppo \\", f"main_ppo --config-path={tmp_path / 'cfg'} --config-name=mine \\"
+        )
+    )
+    result = run_cli(str(script), "--target", "verl==0.9.1", "--format", "json")
+    found = json.loads(result.stdout)["diagnostics"]
+    assert [(d["code"], d["path"].endswith("mine.yaml"), d["line"]) for d in found] == [("GRPO101", True, 8)]
+
+
+# verl's batch rules across releases ----------------------------------------------------------
+
+
+def test_per_gpu_mini_batch_legacy_workers_and_engine_workers():
+    # 64 x 5 = 320 over 8 ranks = 40 per rank: micro 16 does not divide 40 (verl <= 0.7 asserts it).
+    script = verl(actor_rollout_ref__rollout__n="5", data__train_batch_size="128")
+    assert verl_codes(script, OLD_VERL) == ["GRPO110"]
+    assert verl_codes(script, VERL) == []  # the engine workers (0.8+) only need an exact split
+    # 10 x 4 = 40 over 16 ranks is not exact: an error from 0.8, a silent floor (warning) before.
+    uneven = verl(
+        "actor_rollout_ref.rollout.tensor_model_parallel_size=2",
+        actor_rollout_ref__rollout__n="4",
+        data__train_batch_size="40",
+        actor_rollout_ref__actor__ppo_mini_batch_size="10",
+        actor_rollout_ref__actor__ppo_micro_batch_size_per_gpu="1",
+        trainer__nnodes="2",
+    )
+    (new,) = lint(uneven, VERL, "launch.sh")
+    assert (new.code, new.severity.name) == ("GRPO110", "ERROR")
+    assert "Got mini_batch_size=40 and self.engine.get_data_parallel_size()=16" in new.message
+    (old,) = lint(uneven, OLD_VERL, "launch.sh")
+    assert (old.code, old.severity.name) == ("GRPO110", "WARNING")
+
+
+def test_train_batch_smaller_than_mini_batch_quotes_the_release():
+    new = lint(verl(actor_rollout_ref__actor__ppo_mini_batch_size="512"), VERL, "launch.sh")
+    assert [d.code for d in new] == ["GRPO109"]
+    assert "train_batch_size (256) must be >= actor.ppo_mini_batch_size (512)" in new[0].message
+    old = lint(verl(actor_rollout_ref__actor__ppo_mini_batch_size="512"), "--target verl==0.5.0", "launch.sh")
+    assert "AssertionError" in old[0].message
+
+
+def test_uneven_last_mini_batch_is_a_warning():
+    (diagnostic,) = lint(verl(actor_rollout_ref__actor__ppo_mini_batch_size="96"), VERL, "launch.sh")
+    assert (diagnostic.code, diagnostic.severity.name) == ("GRPO109", "WARNING")
+
+
+def test_both_micro_batch_forms_and_ref_only_when_used():
+    assert verl_codes(verl("actor_rollout_ref.actor.ppo_micro_batch_size=128")) == ["GRPO111"]
+    kl = verl("actor_rollout_ref.actor.use_kl_loss=True")
+    assert verl_codes(kl) == ["GRPO111"]
+    assert (
+        verl_codes(
+            verl(
+                "actor_rollout_ref.actor.use_kl_loss=True", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=32"
+            )
+        )
+        == []
+    )
+    assert (
+        verl_codes(
+            verl(
+                "actor_rollout_ref.actor.use_dynamic_bsz=True",
+                drop=("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",),
+            )
+        )
+        == []
+    )
+
+
+def test_group_size_one_only_for_group_estimators():
+    assert verl_codes(verl(actor_rollout_ref__rollout__n="1")) == ["GRPO101"]
+    assert verl_codes(verl(actor_rollout_ref__rollout__n="1", algorithm__adv_estimator="reinforce_plus_plus")) == []
+    (diagnostic,) = lint(verl(actor_rollout_ref__rollout__n="1"), VERL, "launch.sh")
+    assert diagnostic.severity.name == "WARNING" and "raw score" in diagnostic.message
+
+
+def test_sampling_rules_read_verl_keys():
+    assert verl_codes(verl("actor_rollout_ref.rollout.temperature=0")) == ["GRPO201"]
+    assert verl_codes(verl("actor_rollout_ref.rollout.top_k=1")) == ["GRPO202"]
+    assert verl_codes(verl("actor_rollout_ref.rollout.do_sample=False")) == ["GRPO206"]
+    hf = verl("actor_rollout_ref.rollout.do_sample=False", actor_rollout_ref__rollout__name="hf")
+    assert verl_codes(hf) == ["GRPO202"]
+    (fix,) = [d.fix for d in lint(verl("actor_rollout_ref.rollout.temperature=0"), VERL, "launch.sh")]
+    assert fix == "actor_rollout_ref.rollout.temperature=1.0 (the default)"
+
+
+# OpenRLHF -----------------------------------------------------------------------------------
+
+
+def test_openrlhf_base_commands_are_clean_in_their_generation():
+    assert orl_codes(openrlhf()) == []
+    assert orl_codes(openrlhf(flat=True), FLAT_ORL) == []
+
+
+def test_wrong_flag_generation_is_one_diagnostic_and_values_still_count():
+    found = lint(openrlhf({"--rollout.n_samples_per_prompt": "1"}, flat=True), ORL, "launch.sh")
+    assert sorted(d.code for d in found) == ["GRPO004", "GRPO101"]
+    (generation,) = [d for d in found if d.code == "GRPO004"]
+    assert "flat flags" in generation.message and "--target openrlhf==0.10.1" in generation.fix
+    dotted_on_old = lint(openrlhf(), FLAT_ORL, "launch.sh")
+    assert [d.code for d in dotted_on_old] == ["GRPO004"]
+
+
+def test_group_estimators_by_release():
+    dr = openrlhf({"--rollout.n_samples_per_prompt": "1", "--algo.advantage.estimator": "dr_grpo"})
+    (error,) = lint(dr, ORL, "launch.sh")
+    assert (error.code, error.severity.name) == ("GRPO101", "ERROR")
+    assert '"dr_grpo requires n_samples_per_prompt > 1"' in error.message
+    flat = openrlhf({"--rollout.n_samples_per_prompt": "1", "--algo.advantage.estimator": "dr_grpo"}, flat=True)
+    (warning,) = lint(flat, FLAT_ORL, "launch.sh")
+    assert (warning.code, warning.severity.name) == ("GRPO101", "WARNING")
+    assert orl_codes(openrlhf({"--rollout.n_samples_per_prompt": "1", "--algo.advantage.estimator": "reinforce"})) == []
+
+
+def test_argparse_abbreviations():
+    assert orl_codes(openrlhf({"--rollout.n_samples": "1"}, drop=("--rollout.n_samples_per_prompt",))) == ["GRPO101"]
+    (ambiguous,) = lint(openrlhf({"--rollout.m": "4"}), ORL, "launch.sh")
+    assert ambiguous.code == "GRPO002" and "ambiguous option" in ambiguous.message
+    (unknown,) = lint(openrlhf({"--rollout.n_samples_per_promt": "8"}), ORL, "launch.sh")
+    assert "did you mean `--rollout.n_samples_per_prompt`" in unknown.message.lower().replace(
+        "did you mean", "did you mean"
+    )
+
+
+def test_deepspeed_batch_rule_per_model_group():
+    three = {"--actor.num_gpus_per_node": "3", "--vllm.num_engines": "3", "--vllm.tensor_parallel_size": "1",
+             "--train.batch_size": "32", "--train.micro_batch_size": "1", "--rollout.batch_size": "12",
+             "--rollout.micro_batch_size": "4"}  # fmt: skip
+    (diagnostic,) = [d for d in lint(openrlhf(three), ORL, "launch.sh") if d.code == "GRPO112"]
+    assert "32 != 1 * 10 * 3" in diagnostic.message
+    assert "GRPO112" not in orl_codes(openrlhf({**three, "--train.batch_size": "24"}))
+    # A reference model on its own 2 GPUs is a DeepSpeed group of its own.
+    apart = {"--train.colocate_all": None}
+    script = openrlhf({"--ref.num_gpus_per_node": "2"}).replace("   --train.colocate_all \\\n", "")
+    del apart
+    assert "GRPO112" not in orl_codes(script)
+    script = openrlhf({"--ref.num_gpus_per_node": "3"}).replace("   --train.colocate_all \\\n", "")
+    assert orl_codes(script) == ["GRPO112"]
+
+
+def test_rollout_batch_relations():
+    too_few = openrlhf({"--rollout.micro_batch_size": "256"})
+    assert orl_codes(too_few) == ["GRPO113"]
+    oversample = openrlhf({"--rollout.vllm_generate_batch_size": "256"})
+    assert orl_codes(oversample) == ["GRPO113"]
+    assert orl_codes(openrlhf({"--rollout.vllm_generate_batch_size": "256", "--train.async_enable": ""})) != ["GRPO113"]
+    leftover = lint(openrlhf({"--train.batch_size": "192", "--train.micro_batch_size": "8"}), ORL, "launch.sh")
+    assert [(d.code, d.severity.name) for d in leftover] == [("GRPO113", "WARNING")]
+
+
+def test_colocation_mismatches():
+    assert orl_codes(openrlhf({"--vllm.num_engines": "8"})) == ["GRPO409"]
+    assert orl_codes(openrlhf({"--ref.num_gpus_per_node": "4"})) == ["GRPO409"]
+
+
+def test_openrlhf_sampling_flags():
+    assert orl_codes(openrlhf({"--rollout.temperature": "0"})) == ["GRPO201"]
+    assert orl_codes(openrlhf({"--rollout.top_p": "0"})) == ["GRPO202"]
+
+
+# The examples, as a user runs them -----------------------------------------------------------
+
+
+def test_verl_and_openrlhf_examples_lint_as_documented():
+    for clean in ("verl/run_qwen2-7b_grpo.sh", "verl/grpo_gsm8k.yaml", "openrlhf/train_grpo_ray_hybrid_engine.sh"):
+        result = run_cli(str(ROOT / "examples" / clean))
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "All checks passed" in result.stdout
+    broken = run_cli(str(ROOT / "examples" / "verl" / "run_grpo_broken.sh"), "--format", "json")
+    assert broken.returncode == 1
+    found = sorted(d["code"] for d in json.loads(broken.stdout)["diagnostics"])
+    assert found == ["GRPO002", "GRPO009", "GRPO101", "GRPO402"]
+    flat = ROOT / "examples" / "openrlhf" / "train_grpo_flat_0.10.sh"
+    old = run_cli(str(flat), "--target", "openrlhf==0.10.1", "--format", "json")
+    assert old.returncode == 1 and [d["code"] for d in json.loads(old.stdout)["diagnostics"]] == ["GRPO112"]
+    new = run_cli(str(flat), "--format", "json")
+    assert {d["code"] for d in json.loads(new.stdout)["diagnostics"]} == {"GRPO004", "GRPO112"}
+
+
+def test_framework_flag_accepts_verl_for_a_yaml_without_sections(tmp_path):
+    config = tmp_path / "partial.yaml"
+    config.write_text("actor_rollout_ref:\n  rollout:\n    n: 1\nalgorithm:\n  adv_estimator: grpo\n")
+    result = run_cli(str(config), "--framework", "verl", "--format", "json")
+    assert [d["code"] for d in json.loads(result.stdout)["diagnostics"]] == ["GRPO101"]
+    assert result.returncode == 0  # a warning: verl accepts it
