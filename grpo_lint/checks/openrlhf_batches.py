@@ -9,19 +9,22 @@ then asserts the product. The asserts of `train_ppo_ray.py` are quoted as OpenRL
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import fw, openrlhf_flag
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.frameworks.openrlhf.frontend import OpenRLHFRun
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
+
+if TYPE_CHECKING:
+    from grpo_lint.frameworks.openrlhf.frontend import OpenRLHFRun
 
 _START = Span.point(1, 1)
 
 
 def _run(plan: RunPlan) -> OpenRLHFRun | None:
-    return plan.native if plan.framework == "openrlhf" and isinstance(plan.native, OpenRLHFRun) else None
+    return plan.native if plan.framework == "openrlhf" else None
 
 
 def _at(plan: RunPlan, *names: str) -> Setting | Span:

@@ -10,21 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from math import gcd
+from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import assignment, fw, shown
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.frameworks.verl.frontend import ACTOR, REF, ROLLOUT, VerlRun
+from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
+
+if TYPE_CHECKING:
+    from grpo_lint.frameworks.verl.frontend import VerlRun
 
 _START = Span.point(1, 1)
 
 
 def _verl(plan: RunPlan) -> VerlRun | None:
-    return plan.native if plan.framework == "verl" and isinstance(plan.native, VerlRun) else None
+    return plan.native if plan.framework == "verl" else None
 
 
 def _at(plan: RunPlan, *paths: str) -> Setting | Span:

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from packaging.version import Version
 
 from grpo_lint.frameworks.base import as_int, schema_for
+from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.frameworks.verl.fields import resolve, verl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
@@ -20,9 +21,6 @@ from grpo_lint.sources.document import Document
 from grpo_lint.sources.hydra_overrides import HydraContext
 from grpo_lint.versions import Target
 
-ACTOR = "actor_rollout_ref.actor"
-ROLLOUT = "actor_rollout_ref.rollout"
-REF = "actor_rollout_ref.ref"
 # Advantage estimators that normalise within a group of rollout.n responses (verl core_algos, 0.9.1):
 # a group of one gets mean 0 (and std 1), so the "advantage" is the raw score.
 GROUP_ESTIMATORS = frozenset({
