@@ -160,13 +160,6 @@ def _as_kind(spec: FieldSpec, value: Any) -> Any:
     return value
 
 
-def _as_kind(spec: FieldSpec, value: Any) -> Any:
-    """What pydantic would return for a plainly valid value: ints in float fields become floats."""
-    if spec.base_kind == "float" and isinstance(value, int):
-        return float(value)
-    return value
-
-
 _KIND_WORDS = {
     "int": "a whole number",
     "float": "a number",
