@@ -47,6 +47,11 @@ def shown(value: object) -> str:
     return str(value)
 
 
+def written_at(plan: RunPlan, *names: str) -> Setting | None:
+    """The first of the named settings that the user wrote (it has a position), if any."""
+    return first_located(*(plan.get(name) for name in names))
+
+
 def first_located(*settings: Setting) -> Setting | None:
     for setting in settings:
         if setting.span is not None:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import fw, openrlhf_flag
+from grpo_lint.checks.messages import fw, openrlhf_flag, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
@@ -28,11 +28,8 @@ def _run(plan: RunPlan) -> OpenRLHFRun | None:
 
 
 def _at(plan: RunPlan, *names: str) -> Setting | Span:
-    for name in names:
-        setting = plan.get(name)
-        if setting.span is not None:
-            return setting
-    return _START
+    found = written_at(plan, *names)
+    return found if found is not None else _START
 
 
 def _flag(plan: RunPlan, name: str) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import assignment, fw, shown
+from grpo_lint.checks.messages import assignment, fw, shown, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.options import Options
@@ -33,10 +33,9 @@ def _verl(plan: RunPlan) -> VerlRun | None:
 
 def _at(plan: RunPlan, *paths: str) -> Setting | Span:
     """The first of `paths` the user wrote, else where the world size comes from, else the file start."""
-    for path in paths:
-        setting = plan.get(path)
-        if setting.span is not None:
-            return setting
+    found = written_at(plan, *paths)
+    if found is not None:
+        return found
     return plan.world_size if plan.world_size.span is not None else _START
 
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from packaging.version import Version
 
-from grpo_lint.frameworks.fields import FieldTable
+from grpo_lint.frameworks.fields import FieldSpec, FieldTable
 from grpo_lint.frameworks.schema import Schema
 from grpo_lint.groups import GroupRules
 from grpo_lint.plan import KeyFinding, Setting
-from grpo_lint.sources.document import Document
+from grpo_lint.sources.document import Document, Entry
 from grpo_lint.versions import in_range
 
 
@@ -40,14 +40,18 @@ def classify_keys(
     for key, entry in document.entries.items():
         if key in specs or key in allowed or key in extra_keys:
             continue
-        spec = table.get(key)
-        if spec is not None and spec.removed is not None and version >= Version(spec.removed):
-            findings.append(KeyFinding(entry, "removed", spec.replacement, spec))
-        elif spec is not None and spec.since is not None and version < Version(spec.since):
-            findings.append(KeyFinding(entry, "not_yet", None, spec))
-        else:
-            findings.append(KeyFinding(entry, "unknown", table.suggest(key, version, allowed)))
+        found = lifecycle_finding(entry, table.get(key), version)
+        findings.append(found or KeyFinding(entry, "unknown", table.suggest(key, version, allowed)))
     return findings
+
+
+def lifecycle_finding(entry: Entry, spec: FieldSpec | None, version: Version) -> KeyFinding | None:
+    """A key the framework had in other releases: removed before `version`, or added after it."""
+    if spec is not None and spec.removed is not None and version >= Version(spec.removed):
+        return KeyFinding(entry, "removed", spec.replacement, spec)
+    if spec is not None and spec.since is not None and version < Version(spec.since):
+        return KeyFinding(entry, "not_yet", None, spec)
+    return None
 
 
 def resolve_settings(

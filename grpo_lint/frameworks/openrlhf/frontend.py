@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 from packaging.version import Version
 
-from grpo_lint.frameworks.base import as_int, schema_for
+from grpo_lint.frameworks.base import as_int, lifecycle_finding, schema_for
 from grpo_lint.frameworks.openrlhf.fields import DOTTED_SINCE, openrlhf_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
@@ -183,11 +183,9 @@ def _key_findings(document: Document, table: Any, version: Version, options: Opt
     for name, entry in document.entries.items():
         if name in specs or name in options.extra_keys:
             continue
-        spec = table.get(name)
-        if spec is not None and spec.removed is not None and version >= Version(spec.removed):
-            findings.append(KeyFinding(entry, "removed", spec.replacement, spec))
-        elif spec is not None and spec.since is not None and version < Version(spec.since):
-            findings.append(KeyFinding(entry, "not_yet", None, spec))
+        found = lifecycle_finding(entry, table.get(name), version)
+        if found is not None:
+            findings.append(found)
         else:
             longer = [known for known in specs if known.startswith(name)]
             status = "ambiguous" if len(longer) > 1 else "unknown"

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from packaging.version import Version
 
-from grpo_lint.frameworks.base import as_int, schema_for
+from grpo_lint.frameworks.base import as_int, lifecycle_finding, schema_for
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.frameworks.verl.fields import resolve, verl_table
 from grpo_lint.groups import Geometry, GroupRules
@@ -184,13 +184,8 @@ def _key_findings(
             continue
         if prefix in ("++", "~") or known or path in options.extra_keys:
             continue
-        spec = table.get(path)
-        if spec is not None and spec.removed is not None and version >= Version(spec.removed):
-            findings.append(KeyFinding(entry, "removed", spec.replacement, spec))
-        elif spec is not None and spec.since is not None and version < Version(spec.since):
-            findings.append(KeyFinding(entry, "not_yet", None, spec))
-        else:
-            findings.append(KeyFinding(entry, "unknown", _suggest(path, specs)))
+        found = lifecycle_finding(entry, table.get(path), version)
+        findings.append(found or KeyFinding(entry, "unknown", _suggest(path, specs)))
     return findings
 
 
