@@ -50,7 +50,6 @@ def lint_script(text: str, path: str, options: Options) -> ScriptLint:
 def _lint_launch(
     launch: Launch, script: Script, script_dir: Path, options: Options, result: ScriptLint
 ) -> RunPlan | None:
-    from grpo_lint.engine import lint_document
 
     if launch.framework == "verl":
         document, unresolved = _verl_document(launch, script, script_dir, result)
@@ -58,7 +57,6 @@ def _lint_launch(
     if launch.framework == "openrlhf":
         flags, unresolved = flag_entries(launch.args)
         document = Document(script.path, script.text, "cli", flags)
-        document.unknown = frozenset(unresolved)
         return _lint_built(document, unresolved, launch, script, options, result)
     target = resolve_target(launch.framework, options.targets)
     flags, unresolved = flag_entries(launch.args)
@@ -72,14 +70,7 @@ def _lint_launch(
     flags_win = not (launch.framework == "swift" and target.version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
     document.launcher = _launcher_world(launch, file_entries, unresolved)
-    for name in unresolved:
-        document.entries.pop(name, None)
-    linted = lint_document(document, options._replace(framework=launch.framework))
-    result.plans.extend(linted.plans)
-    result.diagnostics.extend(linted.diagnostics)
-    for name, word in unresolved.items():
-        result.diagnostics.append(_unresolved(script, name, word))
-    return linted.plans[0] if linted.plans else None
+    return _lint_built(document, unresolved, launch, script, options, result)
 
 
 def _lint_built(
@@ -90,22 +81,28 @@ def _lint_built(
     options: Options,
     result: ScriptLint,
 ) -> RunPlan | None:
-    """verl / OpenRLHF: the command's own values decide the GPU layout; values that depend on unknown
-    variables are left out, and reported when a check reads them."""
+    """Lint the Document of one command. Values that depend on unknown variables are left out (the
+    checks use the default) and listed in `document.unknown`; GRPO507 reports them (for verl and
+    OpenRLHF, whose commands carry many unrelated paths, only those a check reads)."""
     from grpo_lint.engine import lint_document
 
     for name in unresolved:
         document.entries.pop(name, None)
+    document.unknown = frozenset(unresolved)
     linted = lint_document(document, options._replace(framework=launch.framework))
     result.plans.extend(linted.plans)
     result.diagnostics.extend(linted.diagnostics)
+    read = _read_keys(launch.framework)
     for name, word in unresolved.items():
-        if name in _read_keys(launch.framework):
+        if read is None or name in read:
             result.diagnostics.append(_unresolved(script, name, word))
     return linted.plans[0] if linted.plans else None
 
 
-def _read_keys(framework: str) -> frozenset[str]:
+def _read_keys(framework: str) -> frozenset[str] | None:
+    """The keys the checks read, for frameworks whose commands are mostly other settings; None = all."""
+    if framework not in ("verl", "openrlhf"):
+        return None
     if framework == "verl":
         from grpo_lint.frameworks.verl.frontend import READ
 
@@ -139,9 +136,7 @@ def _verl_document(
     stem = name[: -len(".yaml")] if name and name.endswith(".yaml") else name
     document = Document(script.path, script.text, "hydra", {})
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
-    context = HydraContext(
-        overrides.prefixes, stem, frozenset(), None, None, frozenset(overrides.unresolved), opaque=opaque
-    )
+    context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", script_dir)
         if found is not None:

@@ -299,9 +299,7 @@ def test_argparse_abbreviations():
     (ambiguous,) = lint(openrlhf({"--rollout.m": "4"}), ORL, "launch.sh")
     assert ambiguous.code == "GRPO002" and "ambiguous option" in ambiguous.message
     (unknown,) = lint(openrlhf({"--rollout.n_samples_per_promt": "8"}), ORL, "launch.sh")
-    assert "did you mean `--rollout.n_samples_per_prompt`" in unknown.message.lower().replace(
-        "did you mean", "did you mean"
-    )
+    assert "Did you mean `--rollout.n_samples_per_prompt`?" in unknown.message
 
 
 def test_deepspeed_batch_rule_per_model_group():
@@ -311,10 +309,8 @@ def test_deepspeed_batch_rule_per_model_group():
     (diagnostic,) = [d for d in lint(openrlhf(three), ORL, "launch.sh") if d.code == "GRPO112"]
     assert "32 != 1 * 10 * 3" in diagnostic.message
     assert "GRPO112" not in orl_codes(openrlhf({**three, "--train.batch_size": "24"}))
-    # A reference model on its own 2 GPUs is a DeepSpeed group of its own.
-    apart = {"--train.colocate_all": None}
+    # A reference model on its own GPUs is a DeepSpeed group of its own: 128 fits 2 GPUs, not 3.
     script = openrlhf({"--ref.num_gpus_per_node": "2"}).replace("   --train.colocate_all \\\n", "")
-    del apart
     assert "GRPO112" not in orl_codes(script)
     script = openrlhf({"--ref.num_gpus_per_node": "3"}).replace("   --train.colocate_all \\\n", "")
     assert orl_codes(script) == ["GRPO112"]
@@ -325,7 +321,7 @@ def test_rollout_batch_relations():
     assert orl_codes(too_few) == ["GRPO113"]
     oversample = openrlhf({"--rollout.vllm_generate_batch_size": "256"})
     assert orl_codes(oversample) == ["GRPO113"]
-    assert orl_codes(openrlhf({"--rollout.vllm_generate_batch_size": "256", "--train.async_enable": ""})) != ["GRPO113"]
+    assert orl_codes(openrlhf({"--rollout.vllm_generate_batch_size": "256", "--train.async_enable": ""})) == []
     leftover = lint(openrlhf({"--train.batch_size": "192", "--train.micro_batch_size": "8"}), ORL, "launch.sh")
     assert [(d.code, d.severity.name) for d in leftover] == [("GRPO113", "WARNING")]
 

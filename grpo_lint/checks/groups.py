@@ -138,12 +138,8 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 
 def _set_to_unknown(plan: RunPlan) -> bool:
     """The group size is written in the script, but as a variable that is not known before launch."""
-    if plan.framework == "verl":
-        context = plan.document.hydra
-        return context is not None and "actor_rollout_ref.rollout.n" in context.unknown
-    return plan.native is not None and bool(
-        plan.native.unknown & {"n_samples_per_prompt", "rollout.n_samples_per_prompt"}
-    )
+    names = {"actor_rollout_ref.rollout.n", "n_samples_per_prompt", "rollout.n_samples_per_prompt"}
+    return bool(plan.document.unknown & names)
 
 
 def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:

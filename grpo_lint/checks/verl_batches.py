@@ -17,6 +17,7 @@ from packaging.version import Version
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import assignment, fw, shown, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.frameworks.base import as_int
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
@@ -49,8 +50,7 @@ def _gpus(plan: RunPlan, run: VerlRun) -> str:
 
 def _unknown(plan: RunPlan, *paths: str | None) -> bool:
     """True when one of `paths` is set in the script to a value that is not known before launch."""
-    context = plan.document.hydra
-    return context is not None and any(p in context.unknown for p in paths if p)
+    return any(p in plan.document.unknown for p in paths if p)
 
 
 def _minimal_batch(run: VerlRun) -> int | None:
@@ -322,23 +322,20 @@ def model_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diagn
     run = _verl(plan)
     if run is None or run.strategy != "megatron" or run.dynamic_bsz or run.n_gpus % run.megatron_mp == 0:
         return
-    tp = plan.get(f"{ACTOR}.megatron.tensor_model_parallel_size").value
-    pp = plan.get(f"{ACTOR}.megatron.pipeline_model_parallel_size").value
-    cp = plan.get(f"{ACTOR}.megatron.context_parallel_size").value
+    tp, pp, cp = (
+        as_int(plan.get(f"{ACTOR}.megatron.{name}_parallel_size").value, 1)
+        for name in ("tensor_model", "pipeline_model", "context")
+    )
     yield report(
         plan,
         "GRPO411",
         f"{_gpus(plan, run)} cannot be split into Megatron model-parallel groups of tensor {tp} x pipeline {pp} "
         f'x context {cp} = {run.megatron_mp}. {fw(plan)} stops at start-up: "n_gpus ({run.n_gpus}) must be '
-        f"divisible by model_parallel_size ({run.megatron_mp // max(as_number(cp), 1)}) times "
+        f"divisible by model_parallel_size ({tp * pp}) times "
         f'context_parallel_size ({cp})".',
         _at(plan, f"{ACTOR}.megatron.tensor_model_parallel_size", f"{ACTOR}.megatron.pipeline_model_parallel_size"),
         fix=f"a GPU count that is a multiple of {run.megatron_mp}, or smaller model-parallel sizes",
     )
-
-
-def as_number(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 @rule(

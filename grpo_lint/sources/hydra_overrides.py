@@ -37,7 +37,6 @@ class HydraContext(NamedTuple):
     file_keys: frozenset[str]  # paths a user config file defines (known to Hydra, whatever verl has)
     file_path: str | None  # that config file
     flavour: str | None  # "fsdp" or "megatron" when the base config decides it
-    unknown: frozenset[str] = frozenset()  # paths set to values that depend on unknown variables
     opaque: bool = False  # words that may hold further overrides (a bash array, $(...)): absence proves nothing
 
 

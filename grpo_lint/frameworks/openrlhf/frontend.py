@@ -83,7 +83,6 @@ class OpenRLHFRun(NamedTuple):
     has_reward_model: bool  # no --remote_rm_url, and a reward model is named
     asserted_groups: frozenset[str]
     dotted: bool  # the target's flag generation
-    unknown: frozenset[str] = frozenset()  # flags written with values not known before launch
 
     def flag(self, flat: str, dotted: str) -> str:
         return f"--{dotted if self.dotted else flat}"
@@ -112,8 +111,6 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
             settings[name] = Setting(spec.default_at(version) if spec else None)
     settings["num_generations"] = settings["n"]
     run = _run(settings, version, dotted)
-    if document.unknown:
-        run = run._replace(unknown=document.unknown)
     min_group = "explicit" if run.estimator in run.asserted_groups else "none"
     rules = GroupRules("none", min_group, where="at start-up, before Ray starts the workers")
     geometry = Geometry(
