@@ -81,7 +81,13 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
     is_flag=True,
     help="Skip named files that are not GRPO configs, as a directory walk does (for pre-commit).",
 )
-@click.option("--diff", "diff_base", metavar="REV", help="Lint only config files changed since this git revision.")
+@click.option(
+    "--changed-since",
+    "diff_base",
+    metavar="REV",
+    help="Lint only the files changed since this git revision (configs are checked through their launch scripts).",
+)
+@click.option("--diff", "old_diff_base", metavar="REV", hidden=True, help="Old name of --changed-since.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to report for `-` (standard input).")
 @click.option("--show", is_flag=True, help="Print what each config means for the run, without judging it.")
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the diagnostics.")
@@ -178,8 +184,8 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
 def _accelerate_world(path: str) -> Any:
     from pathlib import Path
 
-    from grpo_lint.accelerate_config import is_accelerate_config
     from grpo_lint.engine import accelerate_world
+    from grpo_lint.launch.accelerate import is_accelerate_config
     from grpo_lint.sources import yaml_reader
     from grpo_lint.sources.document import Document
 
@@ -196,24 +202,27 @@ def _accelerate_world(path: str) -> Any:
 
 
 def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
-    from grpo_lint.engine import Report, lint_bytes, lint_candidate, lint_paths
+    from grpo_lint.engine import Report, lint_bytes, lint_paths
 
-    if flags["diff_base"]:
-        from grpo_lint.discovery import from_list
-        from grpo_lint.git_changes import GitError, changed_files
+    base = flags["diff_base"] or flags["old_diff_base"]
+    if base:
+        from grpo_lint.workspace.changes import GitError, changed_files
 
         try:
-            changed = changed_files(flags["diff_base"], paths)
+            changed = changed_files(base, paths)
         except GitError as exc:
             raise click.UsageError(str(exc)) from None
-        return Report([lint_candidate(c, options) for c in from_list(changed, options)])
+        return lint_paths(paths or ["."], options, changed)
     if not paths:
         raise click.UsageError("give at least one config file or directory (or - for standard input)")
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("`-` (standard input) cannot be combined with other paths")
+        from grpo_lint.workspace import build
+
         name = flags["stdin_filename"] or "-"
-        return Report([lint_bytes(sys.stdin.buffer.read(), name, options)])
+        workspace = build([os.path.dirname(name) or "."] if name != "-" else ["."], options)
+        return Report([lint_bytes(sys.stdin.buffer.read(), name, options, workspace)])
     return lint_paths(paths, options)
 
 

@@ -1,108 +1,187 @@
-"""Lint files: read, detect the framework, build the RunPlan, run the rules, then filter.
+"""Orchestrate a run: build the workspace, decide the units, hand each to grpo_lint.lint.
 
-Filtering happens once, here, for every file: --select/--ignore, per-file ignores, inline
-suppressions (with GRPO008 for unused ones) and per-rule severity overrides.
+Launch scripts come first: a config file they name is checked with their world size and flags,
+so it is not linted a second time on its own. A config that a script elsewhere in the repository
+launches (a pre-commit run names only the config) is checked through that script as well.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.discovery import Candidate, discover, matches
+from grpo_lint.lint import (
+    finish,
+    lint_config,
+    lint_document,
+    lint_python,
+    lint_script,
+    selected,
+    target_for,
+    unreadable,
+)
 from grpo_lint.options import Options
+from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
-from grpo_lint.versions import resolve_target
+from grpo_lint.workspace import Candidate, Workspace, build
 
 if TYPE_CHECKING:
-    from grpo_lint.plan import RunPlan, Setting
+    from grpo_lint.plan import Setting
 
-# A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
-# reported only when its text looks like a GRPO config; any other broken YAML is not ours to judge.
-_LOOKS_LIKE_GRPO = re.compile(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
-
-
-class FileResult:
-    """What linting one file gave. (Plain classes, not dataclasses, keep start-up short.)"""
-
-    __slots__ = ("diagnostics", "format", "note", "path", "plans", "sources", "status", "text")
-
-    def __init__(
-        self,
-        path: str,
-        status: str,  # "linted", "skipped", "unreadable"
-        diagnostics: list[Diagnostic] | None = None,
-        text: str = "",
-        note: str = "",  # why it was skipped, which framework/version it was linted for
-        plans: list[RunPlan] | None = None,
-        format: str = "",  # "yaml", "json", "shell" or "" when unknown
-    ) -> None:
-        self.path = path
-        self.status = status
-        self.diagnostics = diagnostics if diagnostics is not None else []
-        self.text = text
-        self.note = note
-        self.plans = plans if plans is not None else []
-        self.format = format
-        self.sources: dict[str, str] = {}  # other files its diagnostics point into: path -> text
-
-    def __repr__(self) -> str:
-        return f"FileResult({self.path!r}, {self.status!r}, {len(self.diagnostics)} diagnostics)"
+__all__ = ["FileResult", "Report", "lint_bytes", "lint_document", "lint_paths", "lint_text", "selected"]
+_SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 
 
-class Report:
-    __slots__ = ("files",)
+def lint_paths(paths: list[str], options: Options, changed: list[str] | None = None) -> Report:
+    """Lint files and folders (`changed`: the files --changed-since found, instead of walking)."""
+    workspace = build(paths, options)
+    if changed is not None:
+        from grpo_lint.workspace import from_list
 
-    def __init__(self, files: list[FileResult]) -> None:
-        self.files = files
-
-    @property
-    def diagnostics(self) -> list[Diagnostic]:
-        return [d for f in self.files for d in f.diagnostics]
-
-    def count(self, severity: Severity) -> int:
-        return sum(1 for d in self.diagnostics if d.severity is severity)
-
-    def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
-        return 1 if any(d.severity >= fail_on for d in self.diagnostics) else 0
-
-
-def selected(code: str, options: Options) -> bool:
-    """--select / --ignore by code or code prefix (GRPO1 = every GRPO1xx)."""
-    if options.select and not any(code.startswith(s) for s in options.select):
-        return False
-    return not any(code.startswith(i) for i in options.ignore)
-
-
-def lint_paths(paths: list[str], options: Options) -> Report:
-    """Launch scripts first: a config file they name is checked with their world size and flags,
-    so it is not linted a second time on its own. An accelerate config among the files supplies
-    the world size of the others (unless --world-size says otherwise)."""
-    candidates = list(discover(paths, options))
+        workspace.candidates = from_list(changed, options)
+    candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
     results: dict[int, FileResult] = {}
     linked: dict[str, str] = {}
     for index, candidate in enumerate(candidates):
-        if kinds[index] == "shell":
-            results[index] = lint_candidate(candidate, options, "shell")
+        reason = _not_a_config(candidate, workspace, options)
+        if reason is not None:
+            results[index] = FileResult(candidate.display, "skipped", note=reason)
+        elif kinds[index] == "shell":
+            results[index] = lint_candidate(candidate, options, "shell", workspace)
             for source in results[index].sources:
                 linked.setdefault(os.path.realpath(source), candidate.display)
+    others = _Launchers(
+        workspace, {os.path.realpath(c.path) for c, k in zip(candidates, kinds, strict=True) if k == "shell"}
+    )
     for index, candidate in enumerate(candidates):
         if index in results:
             continue
         script = linked.get(os.path.realpath(candidate.path))
         if script is not None:
             results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
-        else:
-            results[index] = lint_candidate(candidate, options, kinds[index])
-    return Report([results[i] for i in range(len(candidates))])
+            continue
+        through = others.lint_through(candidate, options) if kinds[index] == "config" else None
+        results[index] = through or lint_candidate(candidate, options, kinds[index], workspace)
+    files = [results[i] for i in range(len(candidates))]
+    files.extend(_repository_notes(workspace, options))
+    return Report(files, workspace_facts(workspace))
 
 
-_KINDS = {".sh": "shell", ".bash": "shell", ".py": "python", ".yaml": "config", ".yml": "config", ".json": "config"}
+def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) -> str | None:
+    """Why a found file is not linted: a framework's own source, a dataset, a file too large."""
+    if candidate.explicit and not options.only_configs:
+        return None
+    fork = workspace.fork_containing(candidate.path)
+    if fork is not None:
+        return f"part of the copy of {fork.framework} in {fork.package}/ (the framework's own source)"
+    if candidate.explicit:
+        return None
+    from grpo_lint.workspace.files import too_big_or_data
+
+    return too_big_or_data(candidate.path)
+
+
+class _Launchers:
+    """Launch scripts of the repository that are not among the linted files, searched only when a
+    config has to be checked through the script that launches it."""
+
+    def __init__(self, workspace: Workspace, linted: set[str]) -> None:
+        self.workspace = workspace
+        self.linted = linted
+        self._scripts: list[tuple[Path, bytes]] | None = None
+
+    def scripts(self) -> list[tuple[Path, bytes]]:
+        if self._scripts is None:
+            self._scripts = []
+            root = self.workspace.root
+            for name in self.workspace.files:
+                if not name.lower().endswith(_SHELL_SUFFIXES):
+                    continue
+                path = root / name
+                if os.path.realpath(path) in self.linted:
+                    continue
+                try:
+                    if path.stat().st_size > 1024 * 1024:
+                        continue
+                    self._scripts.append((path, path.read_bytes()))
+                except OSError:
+                    continue
+        return self._scripts
+
+    def lint_through(self, candidate: Candidate, options: Options) -> FileResult | None:
+        """The config's diagnostics when a script launches it, as that script's run sees it."""
+        if not self.workspace.files or candidate.path.suffix.lower() not in (".yaml", ".yml", ".json"):
+            return None
+        wanted = os.path.realpath(candidate.path)
+        needle = candidate.path.name.encode()
+        for path, data in self.scripts():
+            if needle not in data:
+                continue
+            display = os.path.relpath(path)
+            result = lint_candidate(Candidate(path, display, False), options, "shell", self.workspace)
+            sources = {os.path.realpath(s): s for s in result.sources}
+            if wanted not in sources:
+                continue
+            shown = sources[wanted]
+            mine = [d._replace(path=candidate.display) for d in result.diagnostics if d.path == shown]
+            through = FileResult(candidate.display, "linted", mine, result.sources[shown], f"launched by {display}")
+            through.plans = result.plans
+            return through
+        return None
+
+
+def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult]:
+    """GRPO011, once per repository: a framework copy whose schema grpo-lint cannot read."""
+    from grpo_lint.diagnostics import Diagnostic, Severity, Span
+
+    notes = []
+    for fork in workspace.forks.values() if workspace.files else ():
+        if fork.mapped or not selected("GRPO011", options):
+            continue
+        from grpo_lint.versions import DISPLAY
+
+        where = os.path.relpath(workspace.root / fork.package)
+        message = (
+            f"{where}/ is a copy of {DISPLAY[fork.framework]} whose configuration schema grpo-lint cannot read "
+            f"(no ppo_trainer.yaml or argument definitions it knows), so keys of {DISPLAY[fork.framework]} runs "
+            "in this repository are not checked for existence; the other checks use "
+            f"{DISPLAY[fork.framework]}'s own defaults"
+        )
+        diagnostic = Diagnostic("GRPO011", Severity.INFO, message, where, Span.point(1, 1), key=fork.package)
+        notes.append(finish(FileResult(where, "linted", [diagnostic], note="repository"), options))
+    return notes
+
+
+def workspace_facts(workspace: Workspace) -> list[str]:
+    """What the workspace found, each with where it came from (for --show)."""
+    facts = [f"repository root: {workspace.root}"]
+    if not workspace.files:
+        return facts
+    for pin in workspace.pins.values():
+        facts.append(f"pinned: {pin.provenance}")
+    for fork in workspace.forks.values():
+        state = f"version {fork.version}" if fork.version is not None else "version unknown"
+        schema = "schema read from its own sources" if fork.mapped else "schema not readable (GRPO011)"
+        facts.append(f"framework copy: {fork.package}/ ({fork.framework}, {state}, {schema})")
+    origins = workspace.arguments.origins()
+    if origins:
+        facts.append(f"arguments defined by the repository: {', '.join(origins)}")
+    return facts
+
+
+_KINDS = {
+    ".sh": "shell",
+    ".bash": "shell",
+    ".slurm": "shell",
+    ".sbatch": "shell",
+    ".py": "python",
+    ".yaml": "config",
+    ".yml": "config",
+    ".json": "config",
+}
 
 
 def kind_of(name: str, head: str | None) -> str:
@@ -127,52 +206,40 @@ def file_kind(path: Path, explicit: bool) -> str:
     return kind_of(path.name, head)
 
 
-def lint_candidate(candidate: Candidate, options: Options, kind: str = "config") -> FileResult:
+def lint_candidate(
+    candidate: Candidate, options: Options, kind: str = "config", workspace: Workspace | None = None
+) -> FileResult:
     from grpo_lint.sources import yaml_reader
 
     if not candidate.path.exists():
-        return _finish(_unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
-    if kind in ("shell", "python"):
-        data = yaml_reader.read_bytes(candidate.path)
-        text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
-        if isinstance(text, ReadProblem):
-            return _finish(_unreadable(candidate.display, text, options), options)
-        if kind == "python":
-            return _finish(_lint_python(text, candidate.display, candidate.explicit, options), options)
-        return _finish(lint_script_text(text, candidate.display, candidate.explicit, options), options)
-    parsed = yaml_reader.read(candidate.path, candidate.display)
-    return _finish(_lint_parsed(parsed, candidate.display, candidate.explicit, options), options)
+        return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
+    if kind == "config":
+        parsed = yaml_reader.read(candidate.path, candidate.display)
+        return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
+    data = yaml_reader.read_bytes(candidate.path)
+    text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+    if isinstance(text, ReadProblem):
+        return finish(unreadable(candidate.display, text, options), options)
+    return _lint_code(text, candidate.display, candidate.explicit, options, kind, workspace)
 
 
-def _lint_python(text: str, display: str, explicit: bool, options: Options) -> FileResult:
-    from grpo_lint.python_files import lint_python_text
+def _lint_code(
+    text: str, display: str, explicit: bool, options: Options, kind: str, workspace: Workspace | None
+) -> FileResult:
+    if kind == "python":
+        return lint_python(text, display, explicit, options, workspace)
+    from grpo_lint.launch.runs import read_script
 
-    result = lint_python_text(text, display, explicit, options)
-    if isinstance(result, ReadProblem):
-        if explicit and not options.only_configs:
-            return _unreadable(display, result, options)
-        return FileResult(display, "skipped", note="not valid Python")
-    return result
-
-
-def lint_script_text(text: str, display: str, explicit: bool, options: Options) -> FileResult:
-    from grpo_lint.launch_scripts import lint_script
-
-    linted = lint_script(text, display, options)
-    if not any(launch.role == "train" for launch in linted.launches) and not linted.diagnostics:
-        note = "no GRPO launch command" if not linted.launches else "starts only a rollout server"
-        return FileResult(display, "skipped", text=text, note=note, format="shell")
-    diagnostics = [d if d.path else d._replace(path=display) for d in linted.diagnostics if selected(d.code, options)]
-    result = FileResult(display, "linted", diagnostics, text, "launch script", linted.plans, "shell")
-    result.sources = linted.sources
-    return result
+    root = workspace.root if workspace is not None else Path.cwd()
+    runs = read_script(text, display, root, lambda framework: target_for(framework, options, workspace))
+    return lint_script(runs, options, workspace)
 
 
 def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], options: Options) -> Options:
     """One accelerate config named among the files (or --accelerate-config) gives the others their world size."""
     if options.world_size is not None or options.accelerate is not None:
         return options
-    from grpo_lint.accelerate_config import is_accelerate_config
+    from grpo_lint.launch.accelerate import is_accelerate_config
     from grpo_lint.sources import yaml_reader
 
     found = []
@@ -194,7 +261,7 @@ def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], option
 
 
 def accelerate_world(document: Document) -> Setting | None:
-    from grpo_lint.accelerate_config import from_document
+    from grpo_lint.launch.accelerate import from_document
     from grpo_lint.plan import Setting
 
     config = from_document(document)
@@ -205,134 +272,27 @@ def accelerate_world(document: Document) -> Setting | None:
     return Setting(config.num_processes, "num_processes", span, f"num_processes in {document.path}")
 
 
-def lint_text(text: str, display: str, options: Options, kind: str | None = None) -> FileResult:
+def lint_text(
+    text: str, display: str, options: Options, kind: str | None = None, workspace: Workspace | None = None
+) -> FileResult:
     """Lint text that comes with a name but not from a walk (stdin, tests, rule pages).
 
-    `kind` is "shell", "python" or "config"; by default it follows the name (see kind_of).
+    `kind` is "shell", "python" or "config"; by default it follows the name (see kind_of). Without
+    a workspace the text is judged alone: no repository pins, forks or arguments.
     """
     from grpo_lint.sources import yaml_reader
 
     kind = kind or kind_of(display, text)
-    if kind == "python":
-        return _finish(_lint_python(text, display, True, options), options)
-    if kind == "shell":
-        return _finish(lint_script_text(text, display, True, options), options)
-    return _finish(_lint_parsed(yaml_reader.read_text(text, display), display, True, options), options)
+    if kind == "config":
+        return lint_config(yaml_reader.read_text(text, display), display, True, options, workspace)
+    return _lint_code(text, display, True, options, kind, workspace)
 
 
-def lint_bytes(data: bytes, display: str, options: Options) -> FileResult:
+def lint_bytes(data: bytes, display: str, options: Options, workspace: Workspace | None = None) -> FileResult:
     """Lint raw bytes, e.g. standard input: binary data and bad UTF-8 are GRPO001 as for files."""
     from grpo_lint.sources import yaml_reader
 
     text = yaml_reader.decode(data)
     if isinstance(text, ReadProblem):
-        return _finish(_unreadable(display, text, options), options)
-    return lint_text(text, display, options)
-
-
-def _lint_parsed(parsed: Document | ReadProblem | None, display: str, explicit: bool, options: Options) -> FileResult:
-    judge_anyway = options.framework is not None or (explicit and not options.only_configs)
-    if parsed is None:
-        return FileResult(display, "skipped", note="empty")
-    if isinstance(parsed, ReadProblem):
-        not_mapping = parsed.message.startswith("top level is")
-        if not judge_anyway and (not_mapping or not _LOOKS_LIKE_GRPO.search(parsed.text)):
-            reason = "not a mapping" if not_mapping else "unreadable, and nothing in it looks like a GRPO config"
-            return FileResult(display, "skipped", note=reason)
-        return _unreadable(display, parsed, options)
-    return lint_document(parsed, options)
-
-
-def _unreadable(display: str, problem: ReadProblem, options: Options) -> FileResult:
-    diagnostics = []
-    if selected("GRPO001", options):
-        diagnostics.append(
-            Diagnostic(
-                "GRPO001",
-                Severity.ERROR,
-                f"cannot be read as a config: {problem.message}",
-                display,
-                problem.span or Span.point(1, 1),
-                fix=None,
-            )
-        )
-    return FileResult(display, "unreadable", diagnostics, problem.text)
-
-
-def lint_document(document: Document, options: Options) -> FileResult:
-    from grpo_lint.checks import run_all
-    from grpo_lint.frameworks.detect import detect
-
-    framework = options.framework
-    if framework is None:
-        from grpo_lint.accelerate_config import is_accelerate_config
-
-        if is_accelerate_config(document) and document.format != "cli":
-            return _lint_accelerate_config(document, options)
-        detection = detect(document)
-        if detection.framework is None:
-            return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
-        framework = detection.framework
-    if document.launcher is None and options.accelerate is not None:
-        document.launcher = options.accelerate
-    recorded = document.entries.get("swift_version") if framework == "swift" else None
-    target = resolve_target(framework, options.targets, str(recorded.value) if recorded is not None else None)
-    if framework == "trl":
-        from grpo_lint.frameworks.trl.frontend import build
-    elif framework == "verl":
-        from grpo_lint.frameworks.verl.frontend import build, nested_to_paths
-
-        if document.hydra is None:
-            nested_to_paths(document)
-    elif framework == "openrlhf":
-        from grpo_lint.frameworks.openrlhf.frontend import build
-    else:
-        from grpo_lint.frameworks.swift.frontend import build
-    plan = build(document, target, options)
-    diagnostics = [
-        d._replace(path=d.span.path) if d.span is not None and d.span.path else d
-        for d in run_all(plan, options)
-        if selected(d.code, options)
-    ]
-    return FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
-
-
-def _lint_accelerate_config(document: Document, options: Options) -> FileResult:
-    from grpo_lint.checks.launch import check_accelerate_config
-
-    diagnostics = [d for d in check_accelerate_config(document) if selected(d.code, options)]
-    if not diagnostics:
-        return FileResult(document.path, "skipped", text=document.text, note="an accelerate config (consistent)")
-    return FileResult(document.path, "linted", diagnostics, document.text, "accelerate config", None, document.format)
-
-
-def _finish(result: FileResult, options: Options) -> FileResult:
-    """Per-file ignores, inline suppressions, severity overrides; then sort."""
-    diagnostics = result.diagnostics
-    if options.per_file_ignores and diagnostics:
-        ignored = {
-            code for patterns, codes in options.per_file_ignores if matches(result.path, patterns) for code in codes
-        }
-        diagnostics = [d for d in diagnostics if not any(d.code.startswith(c) for c in ignored)]
-    texts = {result.path: result.text, **result.sources}
-    if any("grpo-lint" in text for text in texts.values()):
-        from grpo_lint import suppressions
-        from grpo_lint.checks import all_rules
-
-        known = all_rules()
-        kept = [d for d in diagnostics if d.path not in texts]
-        for path, text in texts.items():
-            mine = [d for d in diagnostics if d.path == path]
-            is_json = (result.format == "json") if path == result.path else path.lower().endswith(".json")
-            if text and not is_json and "grpo-lint" in text:
-                mine = suppressions.apply(
-                    mine, suppressions.parse(text), path, lambda code: selected(code, options), known.__contains__
-                )
-            kept.extend(mine)
-        diagnostics = kept
-    if options.severity:
-        diagnostics = [
-            d._replace(severity=options.severity[d.code]) if d.code in options.severity else d for d in diagnostics
-        ]
-    result.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
-    return result
+        return finish(unreadable(display, text, options), options)
+    return lint_text(text, display, options, workspace=workspace)

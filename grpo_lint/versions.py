@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from functools import cache
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from packaging.version import InvalidVersion, Version
 
@@ -24,6 +25,19 @@ ALIASES = {
 DISPLAY = {"trl": "TRL", "swift": "ms-swift", "verl": "verl", "openrlhf": "OpenRLHF"}
 
 
+class Fork(NamedTuple):
+    """A framework package the repository ships itself (a vendored or forked copy)."""
+
+    framework: str
+    package: str  # its folder, relative to the repository root: "verl", "third_party/verl"
+    version: Version | None  # the release it maps to; None when its version file is missing
+    schemas: Mapping[str, Mapping[str, Any]]  # its keys with their defaults, by flavour (verl: fsdp/megatron)
+    mapped: bool  # False: grpo-lint cannot read its schema, so its keys are not checked
+
+    def keys(self) -> frozenset[str]:
+        return frozenset(key for schema in self.schemas.values() for key in schema)
+
+
 class TargetError(ValueError):
     """A --target value that cannot be used."""
 
@@ -31,7 +45,8 @@ class TargetError(ValueError):
 class Target(NamedTuple):
     framework: str
     version: Version
-    source: str  # "--target", "installed", "args.json", "newest known"
+    source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...
+    fork: Fork | None = None  # a copy of the framework inside the repository, linted against its own schema
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -54,6 +69,11 @@ def parse_target(text: str) -> Target:
         version = Version(version_text.strip())
     except InvalidVersion:
         raise TargetError(f"--target {text!r}: {version_text!r} is not a version") from None
+    if version.release > NEWEST_KNOWN[framework].release:
+        raise TargetError(
+            f"--target {text!r}: the newest {DISPLAY[framework]} release grpo-lint knows is "
+            f"{NEWEST_KNOWN[framework]}; upgrade grpo-lint, or target {framework}=={NEWEST_KNOWN[framework]}"
+        )
     if version < FIRST_GRPO[framework]:
         if framework in ("trl", "swift"):
             raise TargetError(f"--target {text!r}: {DISPLAY[framework]} has no GRPO before {FIRST_GRPO[framework]}")
@@ -104,8 +124,16 @@ def _metadata_version(framework: str) -> Version | None:
         return None
 
 
-def resolve_target(framework: str, explicit: dict[str, Target], file_version: str | None = None) -> Target:
-    """--target beats the version a file records (args.json) beats the installed one beats the newest."""
+def resolve_target(
+    framework: str,
+    explicit: Mapping[str, Target],
+    file_version: str | None = None,
+    repository: Repository | None = None,
+) -> Target:
+    """Which version to lint for, first found wins: --target (or the settings file), the version the
+    file itself records (an ms-swift args.json), a copy of the framework inside the repository, the
+    installed package, the repository's pin, the newest known release. Versions between releases
+    are linted as the release below them."""
     if framework in explicit:
         return explicit[framework]
     if file_version:
@@ -114,11 +142,58 @@ def resolve_target(framework: str, explicit: dict[str, Target], file_version: st
         except InvalidVersion:
             version = None
         if version is not None and version >= FIRST_GRPO[framework]:
-            return Target(framework, version, "recorded in the file")
+            return _known(framework, version, "recorded in the file")
+    fork = repository.fork(framework) if repository is not None else None
+    if fork is not None:
+        where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
+        if fork.version is not None:
+            return _known(framework, fork.version, where)._replace(fork=fork)
+        return Target(framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork)
     version = installed_version(framework)
     if version is not None and version >= FIRST_GRPO[framework]:
-        return Target(framework, version, "installed")
+        return _known(framework, version, "installed")
+    pin = repository.pin(framework) if repository is not None else None
+    if pin is not None and pin.version >= FIRST_GRPO[framework]:
+        return _known(framework, pin.version, pin.provenance)
     return Target(framework, NEWEST_KNOWN[framework], "newest known")
+
+
+class Repository(Protocol):
+    """What target resolution needs from the workspace (see grpo_lint.workspace)."""
+
+    def fork(self, framework: str) -> Fork | None: ...
+
+    def pin(self, framework: str) -> Any: ...
+
+
+def _known(framework: str, version: Version, source: str) -> Target:
+    """A target at a release grpo-lint knows; other versions map to the release below them."""
+    release = release_below(framework, version)
+    if release != version:
+        source = f"{source}: {version}, linted as the release below it"
+    return Target(framework, release, source)
+
+
+def releases(framework: str) -> tuple[Version, ...]:
+    """The framework's releases on PyPI, oldest first."""
+    return _releases()[framework]
+
+
+@cache
+def _releases() -> dict[str, tuple[Version, ...]]:
+    from grpo_lint.data import load
+
+    raw = load("releases")
+    return {name: tuple(Version(v) for v in raw[name]) for name in DISTRIBUTIONS}
+
+
+def release_below(framework: str, version: Version) -> Version:
+    """`version` itself when it is a release; else the newest release before it (the oldest if none)."""
+    known = releases(framework)
+    if version in known:
+        return version
+    below = [v for v in known if v <= version]
+    return max(below) if below else known[0]
 
 
 def in_range(version: Version, since: str | None = None, until: str | None = None) -> bool:

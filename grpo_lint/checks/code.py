@@ -1,6 +1,6 @@
 """GRPO3xx for Python training code: seeding that makes every rank sample the same stream.
 
-Run by grpo_lint.python_files on what grpo_lint.sources.python_code read with `ast`. Facts:
+Run by grpo_lint.lint on what grpo_lint.sources.python_code read with `ast`. Facts:
 reference trl.md (set_seed(args.seed, device_specific=True) in GRPOTrainer since TRL 0.15.0, PR #2824)
 and ms-swift.md section 4 (the same fix in ms-swift, PR #3144).
 """
@@ -42,7 +42,7 @@ def check_code(code: PythonFile) -> Iterator[Diagnostic]:
         if seed.rank_aware:
             continue
         local = seed.in_trainer_subclass or seed.in_generation_loop
-        if seed.name.split(".")[-1] == "set_seed" and local:
+        if seed.name.split(".")[-1] == "set_seed" and local and code.samples:
             where = "a trainer subclass" if seed.in_trainer_subclass else "a function that calls generate()"
             yield Diagnostic(
                 "GRPO302",

@@ -1,7 +1,7 @@
 """GRPO5xx: rules about how a run is launched (launch scripts and accelerate configs).
 
 They judge a whole script rather than one RunPlan, so they are registered without a plan check
-and run by grpo_lint.launch_scripts. Facts: reference ms-swift.md section 1, verl-openrlhf-launchers.md
+and run by grpo_lint.launch.runs. Facts: reference ms-swift.md section 1, verl-openrlhf-launchers.md
 section 3.
 """
 
@@ -17,7 +17,7 @@ from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.sources.document import Document
 
 if TYPE_CHECKING:
-    from grpo_lint.launchers import Launch
+    from grpo_lint.launch.commands import Launch
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
     from grpo_lint.sources.shell import Script
@@ -147,7 +147,7 @@ def _bypassed(launch: Launch) -> Iterator[Diagnostic]:
 
 def _int_flag(launch: Launch, *names: str) -> tuple[int, Span | None] | None:
     """An integer flag of the launched program (the first of `names` given), default 1; None if unknown."""
-    from grpo_lint.launch_scripts import flag_entries
+    from grpo_lint.launch.runs import flag_entries
 
     entries, unresolved = flag_entries(launch.args)
     for name in names:
@@ -242,7 +242,7 @@ def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
 
 def check_accelerate_config(document: Document) -> Iterator[Diagnostic]:
     """GRPO506 for an accelerate config file on its own."""
-    from grpo_lint.accelerate_config import from_document
+    from grpo_lint.launch.accelerate import from_document
 
     config = from_document(document)
     processes = document.entries.get("num_processes")

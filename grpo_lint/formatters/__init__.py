@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 FORMATS = ("text", "json", "sarif", "github")
 

@@ -7,7 +7,7 @@ property values. Nothing else is printed with a leading `::`, so config text can
 from __future__ import annotations
 
 from grpo_lint.diagnostics import Diagnostic, Severity
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
@@ -27,7 +27,9 @@ def render_github(report: Report) -> str:
     lines = [_annotation(d, names.get(d.code, "")) for d in report.diagnostics]
     errors, warnings = report.count(Severity.ERROR), report.count(Severity.WARNING)
     checked = sum(1 for f in report.files if f.status != "skipped")
-    lines.append(f"grpo-lint: {errors} error(s), {warnings} warning(s) in {checked} file(s) checked")
+    against = report.against()
+    summary = f"grpo-lint: {errors} error(s), {warnings} warning(s) in {checked} file(s) checked"
+    lines.append(f"{summary} {against}" if against else summary)
     return "\n".join(lines) + "\n"
 
 

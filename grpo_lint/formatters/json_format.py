@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from grpo_lint.diagnostics import Severity
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 
 def render_json(report: Report) -> str:
@@ -33,5 +33,8 @@ def render_json(report: Report) -> str:
         "warnings": report.count(Severity.WARNING),
         "infos": report.count(Severity.INFO),
         "files": [{"path": f.path, "status": f.status, "note": f.note} for f in report.files],
+        "targets": [
+            {"framework": t.framework, "version": str(t.version), "source": t.source} for t in report.targets()
+        ],
     }
     return json.dumps({"diagnostics": diagnostics, "summary": summary}, indent=2) + "\n"

@@ -9,7 +9,7 @@ from typing import Any
 
 from grpo_lint import __version__
 from grpo_lint.diagnostics import Diagnostic, Severity
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -35,6 +35,12 @@ def render_sarif(report: Report) -> str:
                 },
                 "results": [_result(d, index) for d in report.diagnostics],
                 "columnKind": "unicodeCodePoints",
+                "properties": {
+                    "targets": [
+                        {"framework": t.framework, "version": str(t.version), "source": t.source}
+                        for t in report.targets()
+                    ]
+                },
             }
         ],
     }

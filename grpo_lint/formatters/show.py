@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grpo_lint.engine import Report
 from grpo_lint.groups import group_batch, spell_counts, valid_world_sizes
 from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.results import Report
 
 _BASIS = {
     "none": "not checked by this version",
@@ -66,9 +66,14 @@ def render_show(report: Report, fmt: str) -> str:
     plans = [plan for f in report.files for plan in f.plans]
     skipped = [(f.path, f.note or f.status) for f in report.files if not f.plans]
     if fmt == "json":
-        payload = {"runs": [describe(p) for p in plans], "skipped": [{"path": p, "reason": r} for p, r in skipped]}
+        payload = {
+            "workspace": report.facts,
+            "runs": [describe(p) for p in plans],
+            "skipped": [{"path": p, "reason": r} for p, r in skipped],
+        }
         return json.dumps(payload, indent=2, default=str) + "\n"
-    blocks = [_text(describe(p)) for p in plans]
+    blocks = ["\n".join(["workspace", *(f"  {fact}" for fact in report.facts)])] if report.facts else []
+    blocks += [_text(describe(p)) for p in plans]
     blocks += [f"{path}: not shown ({reason})" for path, reason in skipped]
     return "\n\n".join(blocks) + "\n"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 
 def render_statistics(report: Report, fmt: str) -> str:

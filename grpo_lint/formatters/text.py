@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grpo_lint.diagnostics import Diagnostic, Severity
-from grpo_lint.engine import Report
+from grpo_lint.results import Report
 
 _COLORS = {Severity.ERROR: "red", Severity.WARNING: "yellow", Severity.INFO: "blue"}
 
@@ -68,6 +68,8 @@ def _summary(report: Report, color: bool) -> str:
         (report.count(Severity.INFO), "info"),
     ]
     found = [f"{n} {word}{'s' if n != 1 and word != 'info' else ''}" for n, word in counts if n]
+    against = report.against()
+    files += f"; {against}" if against else ""
     if not found:
         return _style("All checks passed", color, fg="green", bold=True) + f" ({files})."
     return f"Found {', '.join(found)} ({files})."

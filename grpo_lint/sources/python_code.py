@@ -43,6 +43,7 @@ class SeedCall(NamedTuple):
     device_specific: bool
     in_trainer_subclass: bool
     in_generation_loop: bool
+    scope: int = 0  # which function it is called in
 
 
 class SamplerCall(NamedTuple):
@@ -63,6 +64,7 @@ class PythonFile(NamedTuple):
     samples: bool  # GRPO code or a generation loop: where identical streams mean identical groups
     uses_grpo_trainer: bool  # constructs a GRPOTrainer, which reseeds each process with seed + rank
     is_test: bool
+    other_trainer: bool = False  # trains with a trainer from trl.experimental, which reads the config its own way
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -96,13 +98,31 @@ def read(text: str, path: str) -> PythonFile | ReadProblem:
         path,
         text,
         visitor.configs,
-        visitor.seeds,
+        _rank_aware(visitor.seeds, visitor.rank_names),
         visitor.samplers,
         distributed,
         samples,
         "GRPOTrainer" in visitor.called,
         is_test,
+        visitor.experimental_trainer,
     )
+
+
+def _rank_aware(seeds: list[SeedCall], rank_names: set[str]) -> list[SeedCall]:
+    """Seeds whose value comes from a rank variable are rank-aware; a constant seed that the same
+    function later replaces with a rank-aware one is a deliberate sync (e.g. of a shuffled
+    DataLoader's order before accelerator.prepare), not the stream the ranks sample with."""
+    marked = [
+        s._replace(rank_aware=True) if not s.rank_aware and _last_name(s.argument) in rank_names else s for s in seeds
+    ]
+    reseeded = {s.scope: s.span.line for s in marked if s.rank_aware and s.scope}
+    return [
+        s._replace(rank_aware=True) if s.scope in reseeded and s.span.line < reseeded[s.scope] else s for s in marked
+    ]
+
+
+def _last_name(expression: str) -> str:
+    return re.split(r"[^A-Za-z0-9_]+", expression.strip())[-1] if expression.strip() else ""
 
 
 def _span(node: ast.AST, lines: list[str]) -> Span:
@@ -142,6 +162,10 @@ class _Visitor(ast.NodeVisitor):
         self.called: set[str] = set()
         self.trainer_class = 0
         self.generation_function = 0
+        self.experimental_trainer = False
+        self.rank_names: set[str] = set()  # variables assigned from the rank (`local_seed = seed + rank`)
+        self.scope = 0  # the function a call is in (0: module level)
+        self.scopes = 1
 
     def visit_Import(self, node: ast.Import) -> None:
         self.modules.update(alias.name for alias in node.names)
@@ -149,6 +173,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         if node.module:
             self.modules.add(node.module)
+            if node.module.startswith("trl.experimental") and any(a.name.endswith("Trainer") for a in node.names):
+                self.experimental_trainer = True
         self.identifiers.update(alias.name for alias in node.names)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -175,8 +201,18 @@ class _Visitor(ast.NodeVisitor):
             for inner in ast.walk(node)
         )
         self.generation_function += generates
+        outer, self.scope = self.scope, self.scopes
+        self.scopes += 1
         self.generic_visit(node)
+        self.scope = outer
         self.generation_function -= generates
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        if _RANK.search(self._source(node.value)):
+            for target in node.targets:
+                if isinstance(target, ast.Name | ast.Attribute):
+                    self.rank_names.add(target.id if isinstance(target, ast.Name) else target.attr)
+        self.generic_visit(node)
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -236,6 +272,7 @@ class _Visitor(ast.NodeVisitor):
             device_specific,
             self.trainer_class > 0,
             self.generation_function > 0,
+            self.scope,
         )
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:

@@ -1,4 +1,4 @@
-"""--diff BASE: the config files that changed since a git revision (plus new, untracked ones)."""
+"""--changed-since BASE: the config files that changed since a git revision (plus new, untracked ones)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ def changed_files(base: str, paths: list[str]) -> list[str]:
 
     Deleted files are left out; renamed and copied files count under their new name.
     """
+    if base.startswith("-"):
+        raise GitError(f"{base!r} is not a git revision")  # never let it become an option of git
     scope = ["--", *(paths or ["."])]
     changed = _git(["diff", "--name-only", "--relative", "--diff-filter=ACMR", base, *scope])
     untracked = _git(["ls-files", "--others", "--exclude-standard", *scope])
@@ -24,7 +26,7 @@ def _git(args: list[str]) -> list[str]:
     try:
         done = subprocess.run(["git", *args], capture_output=True, text=True, check=False, timeout=60)
     except FileNotFoundError:
-        raise GitError("--diff needs git, which is not on PATH") from None
+        raise GitError("--changed-since needs git, which is not on PATH") from None
     except subprocess.TimeoutExpired:
         raise GitError(f"git {args[0]} did not finish within 60 s") from None
     if done.returncode:

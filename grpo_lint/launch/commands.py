@@ -51,9 +51,11 @@ class Launch(NamedTuple):
     bypass: str | None  # GRPO503: how the launcher is bypassed
     visible: tuple[str, ...] | None  # CUDA_VISIBLE_DEVICES, when set and known
     visible_word: Word | None
+    script: str | None = None  # the Python file the command runs, when it names one
+    by_config: bool = False  # recognised only by `--config F`: a GRPO run if F is a GRPO config
 
 
-def recognise(command: Command, script_dir: Path) -> Launch | None:
+def recognise(command: Command, places: Places) -> Launch | None:
     words = list(command.words)
     name = os.path.basename(words[0].text)
     if name == "swift" and len(words) > 1 and words[1].text in ("rlhf", "rollout"):
@@ -65,7 +67,7 @@ def recognise(command: Command, script_dir: Path) -> Launch | None:
         return _launch(command, "trl", role, "trl", words[2:], None, None)
     if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
         flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
-        world, unknown = _accelerate_world(flags, command, script_dir)
+        world, unknown = _accelerate_world(flags, command, places)
         return _program(command, "accelerate", program, world, unknown)
     if name in ("torchrun", "torch.distributed.run"):
         flags, program = _split_launcher(words[1:], _TORCHRUN_SWITCHES)
@@ -76,11 +78,11 @@ def recognise(command: Command, script_dir: Path) -> Launch | None:
         world, unknown = _deepspeed_world(flags, command)
         return _program(command, "deepspeed", program, world, unknown)
     if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
-        return _python(command, words[1:], script_dir)
+        return _python(command, words[1:], places)
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
         inner = [i for i, w in enumerate(words) if w.text == "--"]
         if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`
-            return recognise(command._replace(words=tuple(words[inner[0] + 1 :])), script_dir)
+            return recognise(command._replace(words=tuple(words[inner[0] + 1 :])), places)
     return None
 
 
@@ -101,7 +103,7 @@ def _launch(
     return Launch(command, framework, role, launcher, tuple(args), world, unknown, bypass, visible, visible_word)
 
 
-def _python(command: Command, words: list[Word], script_dir: Path) -> Launch | None:
+def _python(command: Command, words: list[Word], places: Places) -> Launch | None:
     """`python [-u ...] -m module args` or `python script.py args`."""
     index = 0
     while index < len(words) and words[index].text.startswith("-") and words[index].text != "-m":
@@ -116,7 +118,7 @@ def _python(command: Command, words: list[Word], script_dir: Path) -> Launch | N
             return _program(command, "torchrun", program, world, unknown)
         if module == "accelerate.commands.launch":
             flags, program = _split_launcher(args, _ACCELERATE_SWITCHES)
-            world, unknown = _accelerate_world(flags, command, script_dir)
+            world, unknown = _accelerate_world(flags, command, places)
             return _program(command, "accelerate", program, world, unknown)
         return _program(command, "python", [words[index], words[index + 1], *args], _one(command), None)
     return _program(command, "python", words[index:], _one(command), None)
@@ -149,12 +151,19 @@ def _program(
     if target == "trl" and args and args[0].text == "grpo":
         return _launch(command, "trl", "train", launcher, args[1:], world, unknown)
     is_trl = target in _TRL_GRPO_MODULES or target_path.endswith("trl/scripts/grpo.py")
-    if is_trl or any(w.text.split("=", 1)[0] in _GRPO_FLAGS for w in args):
+    by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
+    if is_trl or by_config or _has_grpo_flag(args):
         bypass = None
         if launcher == "python":
             bypass = "a plain `python` command runs one process"
-        return _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
+        launch = _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
+        script = target if target.endswith(".py") and not is_trl else None
+        return launch._replace(script=script, by_config=by_config and not _has_grpo_flag(args))
     return None
+
+
+def _has_grpo_flag(args: list[Word]) -> bool:
+    return any(w.text.split("=", 1)[0] in _GRPO_FLAGS for w in args)
 
 
 class LauncherFlags(NamedTuple):
@@ -247,7 +256,7 @@ def _swift_world(command: Command) -> tuple[Setting | None, str | None]:
     return Setting(per_node * nodes, key, anchor.span, origin), None
 
 
-def _accelerate_world(flags: LauncherFlags, command: Command, script_dir: Path) -> tuple[Setting | None, str | None]:
+def _accelerate_world(flags: LauncherFlags, command: Command, places: Places) -> tuple[Setting | None, str | None]:
     processes = flags.get("num_processes")
     if processes is not None:
         count = _number(processes)
@@ -260,9 +269,9 @@ def _accelerate_world(flags: LauncherFlags, command: Command, script_dir: Path) 
     if config is not None:
         if not config.known:
             return None, _unknown_reason(config, "--config_file")
-        from grpo_lint.accelerate_config import read_accelerate_config
+        from grpo_lint.launch.accelerate import read_accelerate_config
 
-        found = read_accelerate_config(_resolve(config.text, script_dir))
+        found = read_accelerate_config(_resolve(config.text, places))
         if found is None:
             return None, f"the accelerate config {config.text} cannot be read"
         if found.num_processes is not None and found.num_processes > 0:
@@ -334,19 +343,28 @@ def _deepspeed_world(flags: LauncherFlags, command: Command) -> tuple[Setting | 
     return None, "deepspeed without --num_gpus uses every GPU of each host"
 
 
-def _resolve(path: str, script_dir: Path) -> Path:
-    """Launch scripts are usually run from the repository root; try that, then the script's folder."""
+class Places(NamedTuple):
+    """Where the paths a script names are looked up: its own folder, the repository root, the
+    current directory (in that order, so the result never depends on where grpo-lint starts)."""
+
+    script_dir: Path
+    root: Path
+
+    def bases(self) -> tuple[Path, ...]:
+        return (self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
+
+
+def _resolve(path: str, places: Places) -> Path:
+    return resolve_file(path, places) or places.script_dir / path
+
+
+def resolve_file(path: str, places: Places) -> Path | None:
     candidate = Path(path)
-    if candidate.is_absolute() or candidate.exists():
-        return candidate
-    return script_dir / path
-
-
-def resolve_file(path: str, script_dir: Path) -> Path | None:
-    candidate = _resolve(path, script_dir)
-    if candidate.is_file():
-        return candidate
-    for parent in script_dir.parents:  # scripts in scripts/ or examples/x/ run from the repository root
-        if (parent / path).is_file():
-            return parent / path
+    if candidate.is_absolute():
+        return candidate if candidate.is_file() else None
+    for base in places.bases():
+        found = base / path
+        if found.is_file():
+            shown = os.path.relpath(found)  # as the user sees it from the current directory
+            return Path(shown) if not shown.startswith("..") else found
     return None

@@ -1,102 +1,139 @@
-"""Lint a launch script: every GRPO command in it, with the world size its launcher decides, the
-config file it names (flags override the file, as in the framework), and the GRPO5xx launch rules."""
+"""What a launch script runs: every GRPO command in it as a Document, with the world size its
+launcher decides and the config file it names (flags override the file, as in the framework).
+
+This module only reads; grpo_lint.lint judges the runs."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.launchers import Launch, recognise, resolve_file
+from grpo_lint.launch.commands import Launch, Places, recognise, resolve_file
 from grpo_lint.plan import Setting
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.shell import Script, Word, parse
-from grpo_lint.versions import resolve_target
 
 if TYPE_CHECKING:
-    from grpo_lint.options import Options
-    from grpo_lint.plan import RunPlan
+    from grpo_lint.versions import Target
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-class ScriptLint:
-    """What linting one script gave: diagnostics (some in the config files it names), plans, files."""
+class Run(NamedTuple):
+    """One training command of a script, as the Document its program will see."""
 
-    def __init__(self) -> None:
-        self.diagnostics: list[Diagnostic] = []
-        self.plans: list[RunPlan] = []
-        self.sources: dict[str, str] = {}  # the config files it named: path -> text
+    launch: Launch
+    document: Document
+    unresolved: dict[str, Word]  # flags whose values depend on variables not known before launch
+    extra_keys: frozenset[str]  # flags the launched script defines itself (argparse)
+
+
+class ScriptRuns:
+    """What a launch script starts: its commands, the runs they make, and the config files they name."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
         self.launches: list[Launch] = []
+        self.runs: list[Run | None] = []  # one per launch; None for servers and runs that are not GRPO
+        self.not_grpo: list[str] = []  # why a training command is not a GRPO run (`swift rlhf --rlhf_type dpo`)
+        self.problems: list[Diagnostic] = []  # config files named but missing or unreadable
+        self.sources: dict[str, str] = {}  # the config files it named: path -> text
 
 
-def lint_script(text: str, path: str, options: Options) -> ScriptLint:
-    from grpo_lint.checks.launch import run_script_rules
-
+def read_script(text: str, path: str, root: Path, target_for: Callable[[str], Target]) -> ScriptRuns:
+    """The runs of a script: data only, linted by grpo_lint.lint."""
     script = parse(text, path)
-    script_dir = Path(path).resolve().parent
-    result = ScriptLint()
-    result.launches = [launch for c in script.commands if (launch := recognise(c, script_dir)) is not None]
-    pairs: list[tuple[Launch, RunPlan | None]] = []
+    places = Places(Path(path).resolve().parent, root)
+    result = ScriptRuns(script)
+    result.launches = [launch for c in script.commands if (launch := recognise(c, places)) is not None]
     for launch in result.launches:
-        plan = _lint_launch(launch, script, script_dir, options, result) if launch.role == "train" else None
-        pairs.append((launch, plan))
-    result.diagnostics.extend(run_script_rules(script, pairs, options))
+        run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
+        result.runs.append(run)
     return result
 
 
-def _lint_launch(
-    launch: Launch, script: Script, script_dir: Path, options: Options, result: ScriptLint
-) -> RunPlan | None:
-
+def _run(
+    launch: Launch, script: Script, places: Places, target_for: Callable[[str], Target], result: ScriptRuns
+) -> Run | None:
+    extra = _script_flags(launch, places)
     if launch.framework == "verl":
-        document, unresolved = _verl_document(launch, script, script_dir, result)
-        return _lint_built(document, unresolved, launch, script, options, result)
+        document, unresolved = _verl_document(launch, script, places, result)
+        return _finish_run(Run(launch, document, unresolved, extra))
     if launch.framework == "openrlhf":
         flags, unresolved = flag_entries(launch.args)
-        document = Document(script.path, script.text, "cli", flags)
-        return _lint_built(document, unresolved, launch, script, options, result)
-    target = resolve_target(launch.framework, options.targets)
+        return _finish_run(Run(launch, Document(script.path, script.text, "cli", flags), unresolved, extra))
+    version = target_for(launch.framework).version
     flags, unresolved = flag_entries(launch.args)
-    config_entry, config_path = _config_file(launch, flags, target.version)
+    config_entry, config_path = _config_file(launch, flags, version)
+    if config_entry is not None and "config" in unresolved:
+        if launch.by_config:
+            return None  # `--config $1`: which file runs is not known before launch
+        config_entry = config_path = None
     document = Document(script.path, script.text, "cli", {})
     file_entries: dict[str, Entry] = {}
     if config_entry is not None:
         if config_entry.key.startswith("-"):
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
-        file_entries = _read_config(config_entry, config_path, script_dir, result)
-    flags_win = not (launch.framework == "swift" and target.version < Version("4.1.0"))
+        file_entries = _read_config(config_entry, config_path, places, result)
+    flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
+    if launch.by_config and not _is_grpo(document):
+        if config_path is not None:
+            result.sources.pop(str(resolve_file(config_path, places)), None)
+        return None
+    if launch.framework == "swift":
+        kind = _swift_rlhf_type(document, unresolved)
+        if kind is not None:
+            result.not_grpo.append(f"`swift rlhf` with rlhf_type {kind} (line {launch.command.line}) is not GRPO")
+            return None
     document.launcher = _launcher_world(launch, file_entries, unresolved)
-    return _lint_built(document, unresolved, launch, script, options, result)
+    return _finish_run(Run(launch, document, unresolved, extra))
 
 
-def _lint_built(
-    document: Document,
-    unresolved: dict[str, Word],
-    launch: Launch,
-    script: Script,
-    options: Options,
-    result: ScriptLint,
-) -> RunPlan | None:
-    """Lint the Document of one command. Values that depend on unknown variables are left out (the
-    checks use the default) and listed in `document.unknown`; GRPO507 reports them (for verl and
-    OpenRLHF, whose commands carry many unrelated paths, only those a check reads)."""
-    from grpo_lint.engine import lint_document
+def _finish_run(run: Run) -> Run:
+    """Values that depend on unknown variables are left out (the checks use the default) and listed
+    in `document.unknown`, so that no rule judges a value nobody knows."""
+    for name in run.unresolved:
+        run.document.entries.pop(name, None)
+    run.document.unknown = frozenset(run.unresolved)
+    return run
 
-    for name in unresolved:
-        document.entries.pop(name, None)
-    document.unknown = frozenset(unresolved)
-    linted = lint_document(document, options._replace(framework=launch.framework))
-    result.plans.extend(linted.plans)
-    result.diagnostics.extend(linted.diagnostics)
-    read = _read_keys(launch.framework)
-    for name, word in unresolved.items():
-        if read is None or name in read:
-            result.diagnostics.append(_unresolved(script, name, word))
-    return linted.plans[0] if linted.plans else None
+
+def _is_grpo(document: Document) -> bool:
+    from grpo_lint.frameworks.detect import detect
+
+    return detect(document).framework is not None
+
+
+def _swift_rlhf_type(document: Document, unresolved: dict[str, Word]) -> str | None:
+    """The rlhf_type of a `swift rlhf` run when it is not GRPO. Without rlhf_type ms-swift runs dpo,
+    its default; GRPO arguments then still show what the user meant, so the run is linted as GRPO."""
+    from grpo_lint.frameworks.detect import GRPO_KEYS
+
+    if "rlhf_type" in unresolved:
+        return None
+    entry = document.entries.get("rlhf_type")
+    if entry is None:
+        return None if GRPO_KEYS & set(document.entries) else "dpo (the default)"
+    value = str(entry.value).lower()
+    return None if value == "grpo" else value
+
+
+def _script_flags(launch: Launch, places: Places) -> frozenset[str]:
+    """The argparse flags of the Python script a launch runs, when it is in the repository."""
+    from grpo_lint.workspace.arguments import script_arguments
+
+    if launch.script is None:
+        return frozenset()
+    found = resolve_file(launch.script, places)
+    if found is None:
+        return frozenset()
+    flags = script_arguments(found)
+    return frozenset(flags) if flags else frozenset()
 
 
 def _read_keys(framework: str) -> frozenset[str] | None:
@@ -112,21 +149,8 @@ def _read_keys(framework: str) -> frozenset[str] | None:
     return frozenset(name for pair in NAMES.values() for name in pair)
 
 
-def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
-    return Diagnostic(
-        "GRPO507",
-        Severity.INFO,
-        f"{word.text} depends on {', '.join(word.unknown)}, which is not known before launch; "
-        f"the checks that need {name} use the default instead",
-        script.path,
-        word.span,
-        key=name,
-        fix="set the variable in the script, or pass a literal value",
-    )
-
-
 def _verl_document(
-    launch: Launch, script: Script, script_dir: Path, result: ScriptLint
+    launch: Launch, script: Script, places: Places, result: ScriptRuns
 ) -> tuple[Document, dict[str, Word]]:
     """The overrides, on top of the user's own base config when --config-path/--config-name name one."""
     from grpo_lint.sources.hydra_overrides import HydraContext, flatten_entries, parse_overrides
@@ -138,7 +162,7 @@ def _verl_document(
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
     context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
-        found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", script_dir)
+        found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", places)
         if found is not None:
             from grpo_lint.sources import yaml_reader
 
@@ -240,14 +264,14 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
     return None, None
 
 
-def _read_config(entry: Entry, config: str | None, script_dir: Path, result: ScriptLint) -> dict[str, Entry]:
+def _read_config(entry: Entry, config: str | None, places: Places, result: ScriptRuns) -> dict[str, Entry]:
     from grpo_lint.sources import yaml_reader
 
     if config is None:
         return {}
-    path = resolve_file(config, script_dir)
+    path = resolve_file(config, places)
     if path is None:
-        result.diagnostics.append(
+        result.problems.append(
             Diagnostic(
                 "GRPO001",
                 Severity.WARNING,
@@ -261,7 +285,7 @@ def _read_config(entry: Entry, config: str | None, script_dir: Path, result: Scr
     parsed = yaml_reader.read(path, str(path))
     if not isinstance(parsed, Document):
         message = parsed.message if parsed is not None else "it is empty"
-        result.diagnostics.append(
+        result.problems.append(
             Diagnostic("GRPO001", Severity.ERROR, f"cannot read {config}: {message}", "", entry.value_span)
         )
         return {}

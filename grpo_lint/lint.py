@@ -1,0 +1,275 @@
+"""Lint one unit (a config, a launch script with the runs it starts, a Python file) in the context
+of its workspace: detect the framework, pick the version, build the RunPlan, run the rules, filter.
+
+This is the only place that lints. Readers (`sources/`) and the launch model (`launch/`) produce
+data; the engine decides which units there are. Filtering happens here, once per file:
+--select/--ignore, per-file ignores, inline suppressions (GRPO008 for unused ones) and per-rule
+severity overrides.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.options import Options
+from grpo_lint.results import FileResult
+from grpo_lint.sources.document import Document, ReadProblem
+from grpo_lint.versions import Target, resolve_target
+
+if TYPE_CHECKING:
+    from grpo_lint.launch.commands import Launch
+    from grpo_lint.launch.runs import Run, ScriptRuns
+    from grpo_lint.plan import RunPlan
+    from grpo_lint.sources.shell import Script, Word
+    from grpo_lint.workspace import Workspace
+
+# A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
+# reported only when its text looks like a GRPO config; any other broken YAML is not ours to judge.
+_LOOKS_LIKE_GRPO = re.compile(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
+
+
+def selected(code: str, options: Options) -> bool:
+    """--select / --ignore by code or code prefix (GRPO1 = every GRPO1xx)."""
+    if options.select and not any(code.startswith(s) for s in options.select):
+        return False
+    return not any(code.startswith(i) for i in options.ignore)
+
+
+def target_for(framework: str, options: Options, workspace: Workspace | None, recorded: str | None = None) -> Target:
+    return resolve_target(framework, options.targets, recorded, workspace)
+
+
+# --- configs ---------------------------------------------------------------------------------
+
+
+def lint_config(
+    parsed: Document | ReadProblem | None, display: str, explicit: bool, options: Options, workspace: Workspace | None
+) -> FileResult:
+    judge_anyway = options.framework is not None or (explicit and not options.only_configs)
+    if parsed is None:
+        return FileResult(display, "skipped", note="empty")
+    if isinstance(parsed, ReadProblem):
+        not_mapping = parsed.message.startswith("top level is")
+        if not judge_anyway and (not_mapping or not _LOOKS_LIKE_GRPO.search(parsed.text)):
+            reason = "not a mapping" if not_mapping else "unreadable, and nothing in it looks like a GRPO config"
+            return finish(FileResult(display, "skipped", note=reason), options)
+        return finish(unreadable(display, parsed, options), options)
+    return finish(lint_document(parsed, options, workspace), options)
+
+
+def lint_document(
+    document: Document, options: Options, workspace: Workspace | None = None, extra_keys: frozenset[str] = frozenset()
+) -> FileResult:
+    """Lint one Document: a config file, or the Document of one command of a launch script."""
+    from grpo_lint.checks import run_all
+    from grpo_lint.frameworks.detect import detect
+
+    framework = options.framework
+    if framework is None:
+        from grpo_lint.launch.accelerate import is_accelerate_config
+
+        if is_accelerate_config(document) and document.format != "cli":
+            return _lint_accelerate_config(document, options)
+        detection = detect(document)
+        if detection.framework is None:
+            return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
+        framework = detection.framework
+    if document.launcher is None and options.accelerate is not None:
+        document.launcher = options.accelerate
+    recorded = document.entries.get("swift_version") if framework == "swift" else None
+    target = target_for(framework, options, workspace, str(recorded.value) if recorded is not None else None)
+    known = options.extra_keys | extra_keys
+    if workspace is not None:
+        known |= workspace.known_keys(framework)
+    if target.fork is not None and framework != "verl":
+        known |= target.fork.keys()
+    if known != options.extra_keys:
+        options = options._replace(extra_keys=known)
+    if framework == "trl":
+        from grpo_lint.frameworks.trl.frontend import build
+    elif framework == "verl":
+        from grpo_lint.frameworks.verl.frontend import build, nested_to_paths
+
+        if document.hydra is None:
+            nested_to_paths(document)
+    elif framework == "openrlhf":
+        from grpo_lint.frameworks.openrlhf.frontend import build
+    else:
+        from grpo_lint.frameworks.swift.frontend import build
+    plan = build(document, target, options)
+    diagnostics = [
+        d._replace(path=d.span.path) if d.span is not None and d.span.path else d
+        for d in run_all(plan, options)
+        if selected(d.code, options) and not _unmapped_fork_key(d, target)
+    ]
+    return FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
+
+
+def _unmapped_fork_key(diagnostic: Diagnostic, target: Target) -> bool:
+    """A fork whose schema grpo-lint cannot read gets no key-existence reports (GRPO011 says so once)."""
+    return target.fork is not None and not target.fork.mapped and diagnostic.code in ("GRPO002", "GRPO004")
+
+
+def _lint_accelerate_config(document: Document, options: Options) -> FileResult:
+    from grpo_lint.checks.launch import check_accelerate_config
+
+    diagnostics = [d for d in check_accelerate_config(document) if selected(d.code, options)]
+    if not diagnostics:
+        return FileResult(document.path, "skipped", text=document.text, note="an accelerate config (consistent)")
+    return FileResult(document.path, "linted", diagnostics, document.text, "accelerate config", None, document.format)
+
+
+def unreadable(display: str, problem: ReadProblem, options: Options) -> FileResult:
+    diagnostics = []
+    if selected("GRPO001", options):
+        diagnostics.append(
+            Diagnostic(
+                "GRPO001",
+                Severity.ERROR,
+                f"cannot be read as a config: {problem.message}",
+                display,
+                problem.span or Span.point(1, 1),
+                fix=None,
+            )
+        )
+    return FileResult(display, "unreadable", diagnostics, problem.text)
+
+
+# --- launch scripts --------------------------------------------------------------------------
+
+
+def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None) -> FileResult:
+    """Every GRPO run a script starts, then the GRPO5xx launch rules over the whole script."""
+    from grpo_lint.checks.launch import run_script_rules
+
+    script = runs.script
+    diagnostics: list[Diagnostic] = list(runs.problems)
+    plans: list[RunPlan] = []
+    pairs: list[tuple[Launch, RunPlan | None]] = []
+    for launch, run in zip(runs.launches, runs.runs, strict=True):
+        if run is None and launch.role == "train":
+            continue  # not a GRPO run (`swift rlhf --rlhf_type dpo`, an SFT recipe)
+        plan = None
+        if run is not None:
+            plan, found = _lint_run(run, script, options, workspace)
+            diagnostics.extend(found)
+            if plan is not None:
+                plans.append(plan)
+        pairs.append((launch, plan))
+    if pairs:
+        diagnostics.extend(run_script_rules(script, pairs, options))
+    diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
+    if not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
+        if runs.not_grpo:
+            note = runs.not_grpo[0]
+        elif runs.launches:
+            note = "starts only a rollout server"
+        else:
+            note = "no GRPO launch command"
+        return FileResult(script.path, "skipped", text=script.text, note=note, format="shell")
+    result = FileResult(script.path, "linted", diagnostics, script.text, "launch script", plans, "shell")
+    result.sources = runs.sources
+    return finish(result, options)
+
+
+def _lint_run(
+    run: Run, script: Script, options: Options, workspace: Workspace | None
+) -> tuple[RunPlan | None, list[Diagnostic]]:
+    linted = lint_document(run.document, options._replace(framework=run.launch.framework), workspace, run.extra_keys)
+    found = list(linted.diagnostics)
+    read = _read_keys(run.launch.framework)
+    for name, word in run.unresolved.items():
+        if read is None or name in read:
+            found.append(_unresolved(script, name, word))
+    return (linted.plans[0] if linted.plans else None), found
+
+
+def _read_keys(framework: str) -> frozenset[str] | None:
+    """The keys the checks read, for frameworks whose commands are mostly other settings; None = all."""
+    if framework not in ("verl", "openrlhf"):
+        return None
+    if framework == "verl":
+        from grpo_lint.frameworks.verl.frontend import READ
+
+        return frozenset(READ)
+    from grpo_lint.frameworks.openrlhf.frontend import NAMES
+
+    return frozenset(name for pair in NAMES.values() for name in pair)
+
+
+def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
+    return Diagnostic(
+        "GRPO507",
+        Severity.INFO,
+        f"{word.text} depends on {', '.join(word.unknown)}, which is not known before launch; "
+        f"the checks that need {name} use the default instead",
+        script.path,
+        word.span,
+        key=name,
+        fix="set the variable in the script, or pass a literal value",
+    )
+
+
+# --- Python files ----------------------------------------------------------------------------
+
+
+def lint_python(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:
+    """GRPOConfig(...) calls like config files, and the seeding rules."""
+    from grpo_lint.checks.code import check_code
+    from grpo_lint.sources.python_code import read
+
+    code = read(text, display)
+    if isinstance(code, ReadProblem):
+        if explicit and not options.only_configs:
+            return finish(unreadable(display, code, options), options)
+        return FileResult(display, "skipped", note="not valid Python")
+    diagnostics: list[Diagnostic] = []
+    plans = []
+    for call in code.configs:
+        document = Document(display, text, "python", call.entries)
+        linted = lint_document(document, options._replace(framework="trl"), workspace)
+        diagnostics.extend(d for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006"))
+        plans.extend(linted.plans)
+    diagnostics.extend(d for d in check_code(code) if selected(d.code, options))
+    if not code.configs and not diagnostics:
+        return FileResult(display, "skipped", text=text, note="no GRPOConfig call and no seeding problem")
+    return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
+
+
+# --- filters ---------------------------------------------------------------------------------
+
+
+def finish(result: FileResult, options: Options) -> FileResult:
+    """Per-file ignores, inline suppressions, severity overrides; then sort."""
+    from grpo_lint.workspace import matches
+
+    diagnostics = result.diagnostics
+    if options.per_file_ignores and diagnostics:
+        ignored = {
+            code for patterns, codes in options.per_file_ignores if matches(result.path, patterns) for code in codes
+        }
+        diagnostics = [d for d in diagnostics if not any(d.code.startswith(c) for c in ignored)]
+    texts = {result.path: result.text, **result.sources}
+    if any("grpo-lint" in text for text in texts.values()):
+        from grpo_lint import suppressions
+        from grpo_lint.checks import all_rules
+
+        known = all_rules()
+        kept = [d for d in diagnostics if d.path not in texts]
+        for path, text in texts.items():
+            mine = [d for d in diagnostics if d.path == path]
+            is_json = (result.format == "json") if path == result.path else path.lower().endswith(".json")
+            if text and not is_json and "grpo-lint" in text:
+                mine = suppressions.apply(
+                    mine, suppressions.parse(text), path, lambda code: selected(code, options), known.__contains__
+                )
+            kept.extend(mine)
+        diagnostics = kept
+    if options.severity:
+        diagnostics = [
+            d._replace(severity=options.severity[d.code]) if d.code in options.severity else d for d in diagnostics
+        ]
+    result.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+    return result

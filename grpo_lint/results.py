@@ -1,0 +1,73 @@
+"""What a lint run gives: one FileResult per file, gathered in a Report."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from grpo_lint.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from grpo_lint.plan import RunPlan
+    from grpo_lint.versions import Target
+
+
+class FileResult:
+    """What linting one file gave. (Plain classes, not dataclasses, keep start-up short.)"""
+
+    __slots__ = ("diagnostics", "format", "note", "path", "plans", "sources", "status", "text")
+
+    def __init__(
+        self,
+        path: str,
+        status: str,  # "linted", "skipped", "unreadable"
+        diagnostics: list[Diagnostic] | None = None,
+        text: str = "",
+        note: str = "",  # why it was skipped, which framework/version it was linted for
+        plans: list[RunPlan] | None = None,
+        format: str = "",  # "yaml", "json", "shell" or "" when unknown
+    ) -> None:
+        self.path = path
+        self.status = status
+        self.diagnostics = diagnostics if diagnostics is not None else []
+        self.text = text
+        self.note = note
+        self.plans = plans if plans is not None else []
+        self.format = format
+        self.sources: dict[str, str] = {}  # other files its diagnostics point into: path -> text
+
+    def __repr__(self) -> str:
+        return f"FileResult({self.path!r}, {self.status!r}, {len(self.diagnostics)} diagnostics)"
+
+
+class Report:
+    __slots__ = ("facts", "files")
+
+    def __init__(self, files: list[FileResult], facts: list[str] | None = None) -> None:
+        self.files = files
+        self.facts = facts if facts is not None else []  # what the workspace found (--show)
+
+    def targets(self) -> list[Target]:
+        """The framework versions the files were linted against, each once, in order of first use."""
+        seen: dict[tuple[str, str, str], Target] = {}
+        for result in self.files:
+            for plan in result.plans:
+                target = plan.target
+                seen.setdefault((target.framework, str(target.version), target.source), target)
+        return list(seen.values())
+
+    def against(self) -> str:
+        """'against TRL 0.18.0 (setup.py: trl==0.18.0)' for the summary line; '' when nothing was linted."""
+        targets = self.targets()
+        if not targets:
+            return ""
+        return "against " + ", ".join(f"{t} ({t.source})" for t in targets)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for f in self.files for d in f.diagnostics]
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+    def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
+        return 1 if any(d.severity >= fail_on for d in self.diagnostics) else 0

@@ -1,0 +1,163 @@
+"""The workspace: what a whole run needs to know about the repository, read once before linting.
+
+`build` finds the repository root (git, else the common parent of the paths), the files to lint
+(`git ls-files` inside a work tree, else a walk), the framework versions the repository pins,
+copies of a framework it ships itself, and the arguments its own code defines. Every fact keeps
+where it came from, for `--show` and the summary line.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from grpo_lint.workspace.files import SUFFIXES, git_files, lintable, walk_files
+from grpo_lint.workspace.root import find_root
+
+if TYPE_CHECKING:
+    from grpo_lint.options import Options, PathPatterns
+    from grpo_lint.versions import Fork
+    from grpo_lint.workspace.arguments import RepoArguments
+    from grpo_lint.workspace.pins import Pin
+
+__all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
+
+
+class Candidate(NamedTuple):
+    path: Path
+    display: str
+    explicit: bool  # named on the command line (or by git for --changed-since), not found by a walk
+
+
+class Workspace:
+    """The repository around the linted paths."""
+
+    def __init__(self, root: Path, files: list[str] | None, candidates: list[Candidate]) -> None:
+        self.root = root
+        self._files = files  # every file of the repository, relative to the root (None: not read yet)
+        self.candidates = candidates
+
+    @property
+    def files(self) -> list[str]:
+        if self._files is None:
+            listed = git_files(self.root) if (self.root / ".git").exists() else None
+            self._files = listed if listed is not None else walk_files(self.root)
+        return self._files
+
+    @cached_property
+    def pins(self) -> dict[str, Pin]:
+        from grpo_lint.workspace.pins import find_pins
+
+        return find_pins(self.root, self.files)
+
+    @cached_property
+    def forks(self) -> dict[str, Fork]:
+        from grpo_lint.workspace.forks import find_forks
+
+        return find_forks(self.root, self.files)
+
+    @cached_property
+    def arguments(self) -> RepoArguments:
+        from grpo_lint.workspace.arguments import read_arguments
+
+        return read_arguments(self.root, self.files, tuple(f.package + "/" for f in self.forks.values()))
+
+    def fork(self, framework: str) -> Fork | None:
+        return self.forks.get(framework)
+
+    def pin(self, framework: str) -> Pin | None:
+        return self.pins.get(framework)
+
+    def relative(self, path: str | Path) -> str:
+        """A path relative to the root, with `/` separators ('' outside the root)."""
+        absolute = os.path.abspath(path)
+        relative = os.path.relpath(absolute, self.root)
+        return "" if relative.startswith("..") else relative.replace(os.sep, "/")
+
+    def fork_containing(self, path: str | Path) -> Fork | None:
+        """The framework copy a file belongs to (its own sources are not user configs)."""
+        relative = self.relative(path)
+        for fork in self.forks.values():
+            if relative.startswith(fork.package + "/"):
+                return fork
+        return None
+
+    def known_keys(self, framework: str) -> frozenset[str]:
+        """Keys the repository's own code accepts for a framework's run (TRL: its dataclasses)."""
+        if framework != "trl":
+            return frozenset()
+        return self.arguments.names()
+
+
+def build(paths: list[str], options: Options | None = None) -> Workspace:
+    """The root and the files to lint; the rest is read when a unit first asks for it."""
+    root = find_root(paths)
+    exclude = options.exclude if options is not None else None
+    force = options is not None and options.force_exclude
+    listing: list[str] | None = None
+    candidates: list[Candidate] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.is_dir():
+            if not (force and matches(raw, exclude)):
+                candidates.append(Candidate(path, raw, explicit=True))
+            continue
+        if listing is None and (root / ".git").exists():
+            listing = git_files(root)
+        below = _below(root, path, listing)
+        for name in below:
+            shown = os.path.join(raw, name)
+            if lintable(name) and not matches(shown, exclude):
+                candidates.append(Candidate(Path(shown), shown, explicit=False))
+    return Workspace(root, listing, candidates)
+
+
+def _below(root: Path, folder: Path, listing: list[str] | None) -> list[str]:
+    """The files of `folder`, relative to it: from the repository's git listing when there is one."""
+    if listing is None:
+        return walk_files(folder)
+    prefix = os.path.relpath(os.path.abspath(folder), root).replace(os.sep, "/")
+    if prefix == ".":
+        return listing
+    if prefix.startswith(".."):
+        return walk_files(folder)
+    start = prefix + "/"
+    return [name[len(start) :] for name in listing if name.startswith(start)]
+
+
+def from_list(files: list[str], options: Options) -> list[Candidate]:
+    """Files listed by git for --changed-since: kept like a walk's, by suffix and `exclude`."""
+    return [
+        Candidate(Path(name), name, explicit=False)
+        for name in files
+        if lintable(name) and not matches(name, options.exclude) and os.path.isfile(name)
+    ]
+
+
+def matches(path: str, patterns: PathPatterns | None) -> bool:
+    """Whether `path` matches one of the globs, taken relative to the settings file's directory.
+
+    A pattern with a `/` is matched against the whole relative path (`*` also crosses `/`, so
+    `legacy/*` covers everything below legacy/); a pattern without one matches any single part
+    of the path, so `drafts` or `*.local.yaml` work at any depth.
+    """
+    from fnmatch import fnmatchcase
+
+    if patterns is None or not patterns.patterns:
+        return False
+    absolute = os.path.abspath(path)
+    base = patterns.base or os.getcwd()
+    relative = os.path.relpath(absolute, base).replace(os.sep, "/")
+    if relative.startswith("../"):
+        relative = absolute.replace(os.sep, "/")
+    parts = relative.split("/")
+    for pattern in patterns.patterns:
+        pattern = pattern.removeprefix("./").rstrip("/")
+        if "/" in pattern:
+            if fnmatchcase(relative, pattern) or fnmatchcase(relative, pattern + "/*"):
+                return True
+        elif any(fnmatchcase(part, pattern) for part in parts):
+            return True
+    return False

@@ -1,0 +1,86 @@
+"""Which files of a folder a run looks at: git's own list inside a work tree, else a bounded walk.
+
+Files that cannot be configs are dropped by name and size before anything reads them whole.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+# Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
+SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py")
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
+    ".pytest_cache", ".ruff_cache", ".tox", "site-packages", "wandb", ".hypothesis",
+})  # fmt: skip
+MAX_CONFIG_BYTES = 2 * 1024 * 1024  # a found file larger than this is data, not a config
+_NOT_CONFIGS = ("trainer_state.json", "tokenizer.json", "tokenizer_config.json", "package-lock.json")
+_MAX_DEPTH = 24
+
+
+def git_files(folder: Path) -> list[str] | None:
+    """Files git tracks or would track below `folder` (`.gitignore` honoured), relative to it.
+
+    None when git is missing or the folder is not in a work tree. The folder is the working
+    directory and every argument is fixed text: nothing from the repository reaches git's options.
+    """
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=folder,
+            capture_output=True,
+            timeout=20,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    names = [n for n in done.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
+    return sorted(n for n in names if not any(_skipped(part) for part in n.split("/")[:-1]))
+
+
+def _skipped(folder: str) -> bool:
+    return folder in SKIP_DIRS or folder.startswith(".")
+
+
+def walk_files(folder: Path) -> list[str]:
+    """Every file below `folder`, relative to it, skipping tool and hidden folders (depth-limited)."""
+    found: list[str] = []
+    base_depth = str(folder).rstrip(os.sep).count(os.sep)
+    for root, dirs, files in os.walk(folder):
+        if root.count(os.sep) - base_depth >= _MAX_DEPTH:
+            dirs[:] = []
+        dirs[:] = sorted(d for d in dirs if not _skipped(d))
+        relative = os.path.relpath(root, folder)
+        for name in files:
+            found.append(name if relative == "." else os.path.join(relative, name).replace(os.sep, "/"))
+    return sorted(found)
+
+
+def lintable(name: str) -> bool:
+    """A file a walk lints, by name alone."""
+    lowered = name.lower()
+    base = lowered.rpartition("/")[2]
+    return lowered.endswith(SUFFIXES) and base not in _NOT_CONFIGS and not base.startswith("tokenizer")
+
+
+def too_big_or_data(path: Path) -> str | None:
+    """Why a found file is not a config, judged by its size and first bytes (never read whole)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    if size > MAX_CONFIG_BYTES:
+        return f"{size // (1024 * 1024)} MB: too large to be a config"
+    if path.suffix.lower() == ".json":
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
+        except OSError:
+            return None
+        if head.startswith(b"["):
+            return "a JSON list (a dataset), not a config"
+    return None

@@ -1,0 +1,166 @@
+"""Copies of a framework that a repository ships itself (the framework's own repository, a
+vendored `third_party/verl`, a fork such as EasyR1): its version file gives the version and its
+own sources give the keys, so the repository is linted against the code it actually runs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from packaging.version import InvalidVersion, Version
+
+from grpo_lint.versions import Fork, release_below
+
+# A file that marks a package folder as a copy of the framework: framework -> path inside the package.
+_MARKERS = {
+    "verl": ("trainer/main_ppo.py",),
+    "openrlhf": ("cli/train_ppo_ray.py",),
+    "trl": ("trainer/grpo_config.py",),
+    "swift": ("trainers/rlhf_trainer/grpo_trainer.py", "trainers/rlhf_trainer/__init__.py"),
+}
+_PACKAGE = {"verl": "verl", "openrlhf": "openrlhf", "trl": "trl", "swift": "swift"}
+_MAX_SOURCE = 4 * 1024 * 1024
+_VERSION = re.compile(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
+
+
+def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
+    """The shallowest copy of each framework among the repository's files."""
+    present = set(files)
+    forks: dict[str, Fork] = {}
+    for name in files:
+        for framework, markers in _MARKERS.items():
+            if framework in forks:
+                continue
+            for marker in markers:
+                suffix = f"{_PACKAGE[framework]}/{marker}"
+                if name == suffix or name.endswith("/" + suffix):
+                    package = name[: -len(marker) - 1]
+                    forks[framework] = _read_fork(framework, root, package, present)
+    return forks
+
+
+def fork_sources(forks: dict[str, Fork]) -> tuple[str, ...]:
+    """Folders whose files are the framework's own sources, not user configs: `verl/`, ..."""
+    return tuple(fork.package + "/" for fork in forks.values())
+
+
+def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fork:
+    version = _version(framework, root, package, present)
+    if framework == "verl":
+        schemas = _verl_schemas(root / package, package, present)
+    elif framework == "openrlhf":
+        schemas = {"": _argparse_defaults(root / package / "cli" / "train_ppo_ray.py")}
+    elif framework == "trl":
+        schemas = {"": _dataclass_fields(root / package / "trainer" / "grpo_config.py")}
+    else:
+        argument_files = [
+            n
+            for n in present
+            if n.startswith(package + "/") and n.endswith(".py") and re.search(r"/(\w*argument\w*)(/|\.py$)", n)
+        ]
+        fields: dict[str, Any] = {}
+        for name in sorted(argument_files):
+            fields.update(_dataclass_fields(root / name))
+        schemas = {"": fields}
+    mapped = any(schemas.values())
+    return Fork(framework, package, version, schemas if mapped else {}, mapped)
+
+
+def _version(framework: str, root: Path, package: str, present: set[str]) -> Version | None:
+    """The release a copy corresponds to, from its version file (mapped to a known release)."""
+    parent = package.rpartition("/")[0]
+    near = f"{parent}/" if parent else ""
+    candidates = {
+        "verl": (f"{package}/version/version",),
+        "openrlhf": (f"{near}version.txt", f"{package}/version.txt"),
+        "trl": (f"{package}/__init__.py", f"{near}VERSION"),
+        "swift": (f"{package}/version.py",),
+    }[framework]
+    for name in candidates:
+        if name not in present:
+            continue
+        text = _read(root / name)
+        if text is None:
+            continue
+        found = _VERSION.search(text) if name.endswith(".py") else None
+        raw = found.group(1) if found else (text.strip() if not name.endswith(".py") else "")
+        try:
+            return release_below(framework, Version(raw))
+        except InvalidVersion:
+            continue
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > _MAX_SOURCE:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[str, dict[str, Any]]:
+    """verl's flattened reference configs (`_generated_ppo_trainer.yaml`, else the flat `ppo_trainer.yaml`)."""
+    schemas: dict[str, dict[str, Any]] = {}
+    for flavour, stem in (("fsdp", "ppo_trainer"), ("megatron", "ppo_megatron_trainer")):
+        for name in (f"_generated_{stem}.yaml", f"{stem}.yaml"):
+            if f"{package}/trainer/config/{name}" not in present:
+                continue
+            flat = _flat_yaml(package_dir / "trainer" / "config" / name)
+            if flat and "actor_rollout_ref.rollout.n" in flat:
+                schemas[flavour] = flat
+                break
+    return schemas
+
+
+def _flat_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    text = _read(path)
+    if text is None:
+        return {}
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError:
+        return {}
+    flat: dict[str, Any] = {}
+
+    def walk(prefix: str, value: Any) -> None:
+        if isinstance(value, dict) and value:
+            for key, child in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), child)
+        elif prefix and prefix != "defaults" and not prefix.startswith(("defaults.", "hydra.")):
+            flat[prefix] = value
+
+    walk("", data)
+    return flat
+
+
+def _argparse_defaults(path: Path) -> dict[str, Any]:
+    """`parser.add_argument("--name", ..., default=X)` calls: name -> default."""
+    from grpo_lint.workspace.arguments import argparse_arguments
+
+    text = _read(path)
+    return argparse_arguments(text) if text else {}
+
+
+def _dataclass_fields(path: Path) -> dict[str, Any]:
+    """Annotated class attributes of every class in the file: name -> default (None when absent)."""
+    text = _read(path)
+    if not text:
+        return {}
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    from grpo_lint.workspace.arguments import class_fields
+
+    fields: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            fields.update({f.name: f.default for f in class_fields(node)})
+    return fields
