@@ -214,12 +214,17 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
 
 # --- Python files ----------------------------------------------------------------------------
 
+# What a Python file must contain for a rule to have anything to say about it.
+_PYTHON_NEEDLES = ("GRPOConfig", "seed", "Sampler")
+
 
 def lint_python(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:
     """GRPOConfig(...) calls like config files, and the seeding rules."""
     from grpo_lint.checks.code import check_code
     from grpo_lint.sources.python_code import read
 
+    if not explicit and not any(needle in text for needle in _PYTHON_NEEDLES):
+        return FileResult(display, "skipped", note="no GRPOConfig call and no seeding")  # not parsed at all
     code = read(text, display)
     if isinstance(code, ReadProblem):
         if explicit and not options.only_configs:

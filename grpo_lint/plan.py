@@ -56,6 +56,12 @@ class RunPlan(NamedTuple):
     def framework(self) -> str:
         return self.target.framework
 
+    @property
+    def world_known(self) -> bool:
+        """Whether the number of processes is known. When it is not, `world_size.value` is what is
+        known of it: the run uses a multiple of that many processes (1: nothing is known)."""
+        return not self.world_size.origin.startswith("assumed")
+
     def get(self, name: str) -> Setting:
         return self.settings.get(name) or Setting(None)
 

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from grpo_lint.diagnostics import Severity
+
 from grpo_lint.engine import lint_text
 from grpo_lint.sources.shell import parse
 
@@ -120,9 +122,25 @@ def test_accelerate_config_file_gives_the_world_size(tmp_path):
     ],
 )
 def test_unknown_world_size_is_said_not_guessed(line, reason):
+    # 8 per device, groups of 8: valid on any count, so nothing is said and nothing is guessed.
+    assert [d.code for d in script(line + "\n").diagnostics if d.code.startswith("GRPO10")] == []
+    # Groups of 6: valid on multiples of 3 only; an info says so (never an error for a guessed count).
+    diagnostics = script(line.replace("--num_generations 8", "--num_generations 6") + "\n").diagnostics
+    (unknown,) = [d for d in diagnostics if d.code == "GRPO106"]
+    assert reason in unknown.message and unknown.severity is Severity.INFO
+    assert "valid on every multiple of 3 up to 64" in unknown.message
+    assert not [d for d in diagnostics if d.code == "GRPO102"]
+
+
+def test_partly_known_world_size_is_a_multiple_of_the_processes_per_node():
+    line = (
+        "torchrun --nproc_per_node=8 --nnodes=$WORLD_SIZE train.py --per_device_train_batch_size 3 --num_generations 6"
+    )
     diagnostics = script(line + "\n").diagnostics
-    (assumed,) = [d for d in diagnostics if d.code == "GRPO106"]
-    assert reason in assumed.message
+    assert [d.code for d in diagnostics if d.code in ("GRPO102", "GRPO106")] == []  # 8k x 3 holds groups of 6
+    diagnostics = script(line.replace("--num_generations 6", "--num_generations 9") + "\n").diagnostics
+    (unknown,) = [d for d in diagnostics if d.code == "GRPO106"]
+    assert "a multiple of 8 processes" in unknown.message and "valid on 24 and 48 processes" in unknown.message
 
 
 def test_world_size_flag_beats_the_launcher():

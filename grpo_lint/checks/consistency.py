@@ -152,7 +152,7 @@ def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diag
         return
     tp = plan.get("vllm_tensor_parallel_size")
     world = plan.geometry.world_size
-    if not isinstance(tp.value, int) or tp.value < 1 or world % tp.value == 0:
+    if not isinstance(tp.value, int) or tp.value < 1 or world % tp.value == 0 or not plan.world_known:
         return
     name = (
         "tensor_parallel_size"

@@ -25,7 +25,19 @@ from grpo_lint.plan import RunPlan, Setting
 FILE_START = Span.point(1, 1)
 
 
+# Failures that do not depend on the number of processes.
+_ANY_WORLD = frozenset({"GRPO101"})
+
+
 def _failures(plan: RunPlan, code: str) -> list[Failure]:
+    """The framework's verdict on this code. With an unknown world size only what holds for every
+    world size is judged here; GRPO106 says for which process counts the rest passes."""
+    if (
+        not plan.world_known
+        and code not in _ANY_WORLD
+        and not (code == "GRPO104" and plan.group_rules.both_set == "rejected")
+    ):
+        return []
     return [f for f in check(plan.group_rules, plan.geometry) if f.code == code]
 
 
@@ -351,34 +363,64 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
         )
 
 
-@rule("GRPO106", "world-size-assumed", Severity.INFO, "World size not given; 1 process assumed.")
-def world_size_assumed(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+@rule("GRPO106", "world-size-unknown", Severity.INFO, "The number of processes is not known; valid counts listed.")
+def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     if plan.framework in ("verl", "openrlhf"):
         return  # the GPU layout is part of their own config; unknown values are GRPO507
     world = plan.world_size
-    assumed = world.origin.startswith("assumed")
-    if assumed or (world.key and world.value == 1 and "applies ENV" in world.origin):
-        valid = valid_world_sizes(plan.group_rules, plan.geometry)
-        where = (
-            f"valid on {spell_counts(valid)} process{'es' if valid != [1] else ''}"
-            if valid
-            else "valid on no process count from 1 to 64"
-        )
-        # "assumed" alone: nothing said; "assumed: why" when a launch script's value is not static.
-        reason = (world.origin.partition("assumed: ")[2] or "the config does not say") if assumed else world.origin
-        how = "num_processes: N" if plan.framework == "trl" else "ENV: {NPROC_PER_NODE: N}"
-        fix = f"pass --world-size N, or set `{how}` in the config"
-        if plan.document.format == "cli":
-            fix = "pass --world-size N, or give the launcher a literal process count"
+    if world.key and world.value == 1 and "applies ENV" in world.origin:
+        yield from _env_ignored(plan)
+        return
+    if plan.world_known or plan.group_rules.basis == "none":
+        return
+    step = max(int(world.value), 1)
+    candidates = list(range(step, 65, step))
+    valid = [w for w in valid_world_sizes(plan.group_rules, plan.geometry) if w % step == 0]
+    if len(valid) == len(candidates):
+        return
+    reason = world.origin.partition("assumed")[2].lstrip(": ") or "the config does not say"
+    what = f"a multiple of {step} processes" if step > 1 else "how many processes run it"
+    how = "num_processes: N" if plan.framework == "trl" else "ENV: {NPROC_PER_NODE: N}"
+    fix = f"pass --world-size N, launch it from a script that sets the process count, or set `{how}` in the config"
+    if plan.document.format == "cli":
+        fix = "pass --world-size N, or give the launcher a literal process count"
+    if not valid:
         yield report(
             plan,
             "GRPO106",
-            f"world size taken as 1 process ({reason}); the batch checks assume it. "
-            f"With {fw(plan)} this config is {where}.",
+            f"the run uses {what} ({reason}), and {fw(plan)} rejects this config on every such count up to 64: "
+            "its batch can never be split into whole groups of "
+            f"{name_of(plan, 'num_generations')} {plan.geometry.num_generations}",
             world if world.span else FILE_START,
             fix=fix,
+            severity=Severity.WARNING,
         )
+        return
+    yield report(
+        plan,
+        "GRPO106",
+        f"the run uses {what} ({reason}); with {fw(plan)} this config is valid on {spell_counts(valid)} "
+        f"process{'es' if valid != [1] else ''} and rejected on the other counts; pass --world-size or launch "
+        "it from a script to check exactly",
+        world if world.span else FILE_START,
+        fix=fix,
+    )
+
+
+def _env_ignored(plan: RunPlan) -> Iterator[Diagnostic]:
+    """ms-swift < 4.3 reads ENV after choosing the launcher: NPROC_PER_NODE there starts no processes."""
+    world = plan.world_size
+    valid = valid_world_sizes(plan.group_rules, plan.geometry)
+    where = f"valid on {spell_counts(valid)} process{'es' if valid != [1] else ''}" if valid else "valid on no count"
+    yield report(
+        plan,
+        "GRPO106",
+        f"world size taken as 1 process ({world.origin}); the batch checks assume it. "
+        f"With {fw(plan)} this config is {where}.",
+        world if world.span else FILE_START,
+        fix="set NPROC_PER_NODE in the shell that runs `swift rlhf`, or upgrade to ms-swift 4.3 or later",
+    )
 
 
 @rule(

@@ -238,6 +238,13 @@ def _unknown_reason(word: Word | None, what: str) -> str:
     return f"{what} is not known before launch"
 
 
+def _multiple(per_node: int | None, span: Span, why: str) -> Setting | None:
+    """Processes per machine known, machines not: the run uses a multiple of `per_node` processes."""
+    if per_node is None:
+        return None
+    return Setting(per_node, None, span, f"assumed: {why}")
+
+
 def _swift_world(command: Command) -> tuple[Setting | None, str | None]:
     nproc, nnodes = command.env.get("NPROC_PER_NODE"), command.env.get("NNODES")
     if nproc is None and nnodes is None:
@@ -245,6 +252,8 @@ def _swift_world(command: Command) -> tuple[Setting | None, str | None]:
         return Setting(1, None, span, "swift without NPROC_PER_NODE or NNODES starts one process"), None
     per_node = _number(nproc) if nproc is not None else 1
     nodes = _number(nnodes) if nnodes is not None else 1
+    if per_node is not None and nodes is None and nproc is not None:
+        return _multiple(per_node, nproc.span, _unknown_reason(nnodes, "NNODES")), None
     if per_node is None or nodes is None:
         bad = nproc if nproc is not None and _number(nproc) is None else nnodes
         name = "NPROC_PER_NODE" if bad is nproc else "NNODES"
@@ -311,7 +320,7 @@ def _torchrun_world(flags: LauncherFlags, command: Command) -> tuple[Setting | N
             return None, f"--nnodes {nnodes.text} is elastic: the world size changes at run time"
         nodes = _number(nnodes)
         if nodes is None:
-            return None, _unknown_reason(nnodes, "--nnodes")
+            return _multiple(per_node, span, _unknown_reason(nnodes, "--nnodes")), None
     assert per_node is not None and nodes is not None
     return Setting(per_node * nodes, key, span, f"torchrun --nproc_per_node {per_node} x --nnodes {nodes}"), None
 

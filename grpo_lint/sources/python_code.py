@@ -208,7 +208,12 @@ class _Visitor(ast.NodeVisitor):
         self.generation_function -= generates
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        if _RANK.search(self._source(node.value)):
+        names = (
+            n.id if isinstance(n, ast.Name) else n.attr
+            for n in ast.walk(node.value)
+            if isinstance(n, ast.Name | ast.Attribute)
+        )
+        if any(_RANK.search(name) for name in names):
             for target in node.targets:
                 if isinstance(target, ast.Name | ast.Attribute):
                     self.rank_names.add(target.id if isinstance(target, ast.Name) else target.attr)
@@ -235,7 +240,12 @@ class _Visitor(ast.NodeVisitor):
         return True
 
     def _source(self, node: ast.AST) -> str:
-        return ast.get_source_segment("\n".join(self.lines), node) or ast.unparse(node)
+        """The node as written (one line), else as ast renders it."""
+        line, end = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+        if line and line == end and 0 < line <= len(self.lines):
+            data = self.lines[line - 1].encode("utf-8")
+            return data[node.col_offset : node.end_col_offset].decode("utf-8", "replace")  # type: ignore[attr-defined]
+        return ast.unparse(node)
 
     def _config(self, node: ast.Call) -> ConfigCall:
         entries: dict[str, Entry] = {}

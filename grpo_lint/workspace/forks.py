@@ -19,7 +19,7 @@ _MARKERS = {
     "verl": ("trainer/main_ppo.py",),
     "openrlhf": ("cli/train_ppo_ray.py",),
     "trl": ("trainer/grpo_config.py",),
-    "swift": ("trainers/rlhf_trainer/grpo_trainer.py", "trainers/rlhf_trainer/__init__.py"),
+    "swift": ("cli/rlhf.py",),
 }
 _PACKAGE = {"verl": "verl", "openrlhf": "openrlhf", "trl": "trl", "swift": "swift"}
 _MAX_SOURCE = 4 * 1024 * 1024
