@@ -149,8 +149,8 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     plans: list[RunPlan] = []
     pairs: list[tuple[Launch, RunPlan | None]] = []
     for launch, run in zip(runs.launches, runs.runs, strict=True):
-        if run is None and launch.role == "train":
-            continue  # not a GRPO run (`swift rlhf --rlhf_type dpo`, an SFT recipe)
+        if run is None and launch.role in ("train", "megatron"):
+            continue  # not a GRPO run grpo-lint checks (`swift rlhf --rlhf_type dpo`, an SFT recipe, Megatron)
         plan = None
         if run is not None:
             plan, found = _lint_run(run, script, options, workspace)

@@ -216,7 +216,9 @@ def _devices(launch: Launch) -> set[str] | None:
 
 
 def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
-    servers = [launch for launch in launches if launch.role == "server"]
+    # A server in the foreground never returns: the commands after it are meant for other machines
+    # (the multi-node examples list one command per node), so only a backgrounded server shares GPUs.
+    servers = [launch for launch in launches if launch.role == "server" and launch.command.background]
     trainers = [launch for launch in launches if launch.role == "train"]
     for server in servers:
         server_gpus = _devices(server)

@@ -14,6 +14,8 @@ GRPO_KEYS = frozenset({
     "scale_rewards", "loss_type", "importance_sampling_level", "vllm_server_host",
     "mask_truncated_completions", "top_entropy_quantile", "generation_kwargs",
 })  # fmt: skip
+# Arguments of ms-swift's Megatron trainer (`megatron rlhf`, also its Ray YAML), never of `swift rlhf`.
+MEGATRON_KEYS = frozenset({"micro_batch_size", "global_batch_size", "train_iters", "use_ray"})
 # Files of other tools that carry none of GRPO's keys.
 ACCELERATE_KEYS = frozenset({"distributed_type", "compute_environment"})
 
@@ -45,6 +47,8 @@ def detect(document: Document) -> Detection:
     if keys & ACCELERATE_KEYS and not keys & GRPO_KEYS:
         return Detection(None, "an accelerate config")
     rlhf_type = document.entries.get("rlhf_type")
+    if keys & MEGATRON_KEYS and "per_device_train_batch_size" not in keys and (rlhf_type or keys & GRPO_KEYS):
+        return Detection(None, "a Megatron config (`megatron rlhf`), whose arguments grpo-lint does not check yet")
     if rlhf_type is not None:
         if str(rlhf_type.value).lower() == "grpo":
             return Detection("swift", "rlhf_type: grpo")

@@ -55,9 +55,29 @@ class Launch(NamedTuple):
     by_config: bool = False  # recognised only by `--config F`: a GRPO run if F is a GRPO config
 
 
+# Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
+_WRAPPERS = frozenset({"nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec"})
+_PROGRAMS = re.compile(r"^(swift|megatron|trl|accelerate|torchrun|deepspeed|ray|python(\d+(\.\d+)?)?)$")
+
+
+def _unwrap(words: list[Word]) -> list[Word]:
+    """The words from the launched program on, past any wrappers in front of it."""
+    while words and os.path.basename(words[0].text) in _WRAPPERS:
+        inner = next((i for i, w in enumerate(words[1:], 1) if _PROGRAMS.match(os.path.basename(w.text))), None)
+        if inner is None:
+            return words
+        words = words[inner:]
+    return words
+
+
 def recognise(command: Command, places: Places) -> Launch | None:
-    words = list(command.words)
+    words = _unwrap(list(command.words))
+    if not words:
+        return None
+    command = command._replace(words=tuple(words))
     name = os.path.basename(words[0].text)
+    if name == "megatron" and len(words) > 1 and words[1].text == "rlhf":
+        return _launch(command, "swift", "megatron", "megatron", words[2:], None, None)
     if name == "swift" and len(words) > 1 and words[1].text in ("rlhf", "rollout"):
         role = "train" if words[1].text == "rlhf" else "server"
         world, unknown = _swift_world(command) if role == "train" else (None, None)

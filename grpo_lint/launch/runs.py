@@ -52,6 +52,11 @@ def read_script(text: str, path: str, root: Path, target_for: Callable[[str], Ta
     result.launches = [launch for c in script.commands if (launch := recognise(c, places)) is not None]
     for launch in result.launches:
         run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
+        if launch.role == "megatron":
+            result.not_grpo.append(
+                f"`megatron rlhf` (line {launch.command.line}) trains with Megatron, whose GRPO arguments "
+                "grpo-lint does not check yet"
+            )
         result.runs.append(run)
     return result
 

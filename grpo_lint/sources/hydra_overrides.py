@@ -77,8 +77,11 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
         if text.startswith("-"):
             flag, equals, inline = text.partition("=")
             if flag in ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd"):
-                value = inline if equals else (words[index].text if index < len(words) else "")
+                value_word = word if equals else (words[index] if index < len(words) else None)
+                value = inline if equals else (value_word.text if value_word is not None else "")
                 index += 0 if equals else 1
+                if value_word is not None and value_word.unknown:
+                    result.others.append(value_word)  # which config runs is not known: nothing is complete
                 if flag in ("--config-name", "-cn"):
                     config_name = value
                 elif flag in ("--config-path", "-cp"):

@@ -35,6 +35,7 @@ class Command(NamedTuple):
     env: dict[str, Word]  # exported variables of the script plus this command's VAR=value prefixes
     prefixes: tuple[tuple[str, Word], ...]  # the VAR=value words written before the command
     line: int
+    background: bool = False  # ended by `&`: the script goes on while it runs
 
 
 class CutOff(NamedTuple):
@@ -104,8 +105,9 @@ class _Lexer:
             elif char == "#":
                 self.comment()
             elif char in ";&|()":
+                single_amp = char == "&" and self.peek(1) != "&" and self.peek(1) != ">"
                 self.advance(2 if self.peek(1) == char and char in "&|;" else 1)
-                self.end_command()
+                self.end_command(background=single_amp)
             elif char in "<>" or (char.isdigit() and self.at("<>", 1)):
                 self.redirection()
             else:
@@ -281,7 +283,7 @@ class _Lexer:
     def add_word(self, word: Word) -> None:
         self.words.append(word)
 
-    def end_command(self) -> None:
+    def end_command(self, background: bool = False) -> None:
         words, self.words = self.words, []
         if self.comment_in_command is not None:
             # `# ...` inside a continued command ends it at that line; flags that follow are cut off.
@@ -325,7 +327,7 @@ class _Lexer:
         env = {name: self.variables[name] for name in self.exported if name in self.variables}
         env.update(prefixes)
         if words:
-            self.commands.append(Command(tuple(words), env, tuple(prefixes), words[0].span.line))
+            self.commands.append(Command(tuple(words), env, tuple(prefixes), words[0].span.line, background))
 
     def declare(self, words: tuple[Word, ...] | list[Word], exported: bool) -> None:
         for word in words:

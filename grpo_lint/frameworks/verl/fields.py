@@ -8,7 +8,7 @@ resolved against the run's own values by `resolve`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
@@ -62,18 +62,50 @@ def verl_table(flavour: str) -> FieldTable:
     for path, (kind, default, since, removed) in raw.items():
         if _is_history(default):
             default = Versioned(tuple((c[0], c[1]) for c in default))
-        extra: dict[str, Any] = {}
-        field_kind = _KINDS.get(kind, "any")
-        if field_kind == "int" and not _COUNT.search(path.rpartition(".")[2]):
-            field_kind = "float"  # Hydra keeps whatever number is given; only counts must be whole
-        if path in _POSITIVE:
-            extra["ge"] = 1
-        elif path in _OPTIONAL_COUNTS:
-            field_kind = "int?"
-        if path in _CHOICES:
-            extra["choices"] = _CHOICES[path]
-        specs[path] = FieldSpec(path, field_kind, default, since=since, removed=removed, **extra)
+        specs[path] = _spec(path, kind, default, since, removed)
     return FieldTable("verl", specs)
+
+
+_FORK_TABLES: dict[int, tuple[Mapping[str, Any], FieldTable]] = {}
+
+
+def fork_table(schema: Mapping[str, Any]) -> FieldTable:
+    """The keys of a copy of verl inside the repository, from its own flattened reference config.
+
+    The copy's accepted values are its own, so no choices are enforced; built once per schema."""
+    cached = _FORK_TABLES.get(id(schema))
+    if cached is None or cached[0] is not schema:
+        specs = {path: _spec(path, _kind_of(default), default)._replace(choices=()) for path, default in schema.items()}
+        cached = _FORK_TABLES[id(schema)] = (schema, FieldTable("verl", specs))
+    return cached[1]
+
+
+def _kind_of(default: Any) -> str:
+    """What tools/verl_keys.py records as a key's kind, from its default value."""
+    if isinstance(default, str) and default.startswith("${"):
+        return "interp"
+    if default is None:
+        return "null"
+    for kind, types in (("bool", bool), ("int", int), ("float", float), ("str", str), ("list", list), ("dict", dict)):
+        if isinstance(default, types):
+            return kind
+    return "any"
+
+
+def _spec(path: str, kind: str, default: Any, since: str | None = None, removed: str | None = None) -> FieldSpec:
+    extra: dict[str, Any] = {}
+    field_kind = _KINDS.get(kind, "any")
+    if field_kind == "str?" and path.startswith("data."):
+        field_kind = "list|str?"  # `data` is a plain mapping: verl reads a file list as well as one file
+    if field_kind == "int" and not _COUNT.search(path.rpartition(".")[2]):
+        field_kind = "float"  # Hydra keeps whatever number is given; only counts must be whole
+    if path in _POSITIVE:
+        extra["ge"] = 1
+    elif path in _OPTIONAL_COUNTS:
+        field_kind = "int?"
+    if path in _CHOICES:
+        extra["choices"] = _CHOICES[path]
+    return FieldSpec(path, field_kind, default, since=since, removed=removed, **extra)
 
 
 def _is_history(default: Any) -> bool:

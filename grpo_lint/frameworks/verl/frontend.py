@@ -13,7 +13,7 @@ from packaging.version import Version
 
 from grpo_lint.frameworks.base import as_int, lifecycle_finding, schema_for
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
-from grpo_lint.frameworks.verl.fields import resolve, verl_table
+from grpo_lint.frameworks.verl.fields import fork_table, resolve, verl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
@@ -79,12 +79,22 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     context: HydraContext = document.hydra or HydraContext({}, None, frozenset(), None, None)
     version = target.version
     flavour = context.flavour or _flavour(context.config_name, document)
-    table = verl_table(flavour)
+    fork = target.fork
+    if fork is not None and fork.mapped:
+        table = fork_table(fork.schemas.get(flavour) or next(iter(fork.schemas.values())))
+    else:
+        table = verl_table(flavour)
     specs = table.at(version)
     key_checks = context.config_name in (None, "ppo_trainer", "ppo_megatron_trainer") or context.file_path is not None
-    values = {path: entry.value for path, entry in document.entries.items() if path in specs}
+    values = {
+        path: entry.value for path, entry in document.entries.items() if path in specs and _checkable(entry.value)
+    }
     coerced, problems = schema_for(table, version).validate(values)
-    findings = _key_findings(document, context, table, version, options) if key_checks else []
+    for path, entry in document.entries.items():  # taken as written: verl does not judge them either
+        if path in specs and not _checkable(entry.value) and not _interpolated(entry.value):
+            coerced[path] = entry.value
+    history = verl_table(flavour) if table is not verl_table(flavour) else None
+    findings = _key_findings(document, context, table, version, options, history) if key_checks else []
 
     def lookup(path: str) -> Any:
         if path in coerced:
@@ -139,6 +149,17 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     )
 
 
+def _checkable(value: Any) -> bool:
+    """Whether verl would judge the value's type as written. An OmegaConf interpolation (`${...}`) is
+    only known when resolved; null and booleans pass where verl keeps a plain mapping or an Optional
+    field, which is most of its config (0.9.1: OptimizerConfig.lr_warmup_steps: Optional[int])."""
+    return not (value is None or isinstance(value, bool) or _interpolated(value))
+
+
+def _interpolated(value: Any) -> bool:
+    return isinstance(value, str) and "${" in value
+
+
 def nested_to_paths(document: Document) -> None:
     """A Hydra YAML config (nested mappings) as dotted-path entries, with its `defaults` list read."""
     from grpo_lint.sources.hydra_overrides import flatten_entries
@@ -161,7 +182,12 @@ def _flavour(config_name: str | None, document: Document) -> str:
 
 
 def _key_findings(
-    document: Document, context: HydraContext, table: Any, version: Version, options: Options
+    document: Document,
+    context: HydraContext,
+    table: Any,
+    version: Version,
+    options: Options,
+    history: Any = None,
 ) -> list[KeyFinding]:
     """Overrides of keys this release lacks (Hydra stops), `+key` on a key it has (Hydra stops too)."""
     specs = table.at(version)
@@ -185,6 +211,9 @@ def _key_findings(
         if prefix in ("++", "~") or known or path in options.extra_keys:
             continue
         found = lifecycle_finding(entry, table.get(path), version)
+        past = history.get(path) if history is not None else None
+        if found is None and past is not None and past.removed is not None:
+            found = KeyFinding(entry, "removed", past.replacement, past)  # a copy without a key verl removed
         findings.append(found or KeyFinding(entry, "unknown", _suggest(path, specs)))
     return findings
 
