@@ -53,6 +53,33 @@ class Script(NamedTuple):
     cutoffs: list[CutOff]
 
 
+def _split_fields(parts: list[str], split_at: list[int]) -> list[str]:
+    """The words bash makes of one word: the values of unquoted expansions are split at blanks
+    (`$OVERRIDES` holding `a=1 b=2` passes two arguments); quoted text never is."""
+    if not any(any(c in " \t\n" for c in parts[i]) for i in split_at):
+        return ["".join(parts)]
+    fields: list[str] = []
+    current: list[str] = []
+    pending = False  # whether `current` holds a field (an empty quoted part still counts)
+    splittable = set(split_at)
+    for index, part in enumerate(parts):
+        if index not in splittable:
+            current.append(part)
+            pending = True
+            continue
+        pieces = re.split(r"[ \t\n]+", part)
+        for number, piece in enumerate(pieces):
+            if number > 0 and (pending or current):
+                fields.append("".join(current))
+                current, pending = [], False
+            if piece:
+                current.append(piece)
+                pending = True
+    if pending or current:
+        fields.append("".join(current))
+    return [f for f in fields if f] or [""]
+
+
 class _Lexer:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -60,6 +87,7 @@ class _Lexer:
         self.line = 1
         self.col = 1
         self.variables: dict[str, Word] = {}
+        self.depth = 0  # nesting of if/case/loops: values assigned inside are not known statically
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.cutoffs: list[CutOff] = []
@@ -154,6 +182,7 @@ class _Lexer:
     def word(self, record: bool = True) -> str:
         start = (self.line, self.col)
         parts: list[str] = []
+        split_at: list[int] = []  # parts that come from unquoted expansions: bash splits them at blanks
         unknown: list[str] = []
         while self.i < len(self.text):
             char = self.peek()
@@ -183,6 +212,7 @@ class _Lexer:
                         parts.append(self.advance())
                 self.advance()
             elif char in "$`":
+                split_at.append(len(parts))
                 parts.append(self.expansion(unknown))
             else:
                 parts.append(self.advance())
@@ -193,7 +223,13 @@ class _Lexer:
         if self.skip_next:
             self.skip_next = False
             return text
-        self.add_word(Word(text, span, tuple(unknown)))
+        fields = _split_fields(parts, split_at)
+        if len(fields) == 1:
+            self.add_word(Word(text, span, tuple(unknown)))
+        for field in fields if len(fields) > 1 else ():
+            # a name written in the field stays with it; a value known only on some paths taints all
+            mine = tuple(u for u in unknown if u in field or not any(u in f for f in fields))
+            self.add_word(Word(field, span, mine))
         return text
 
     def expansion(self, unknown: list[str]) -> str:
@@ -280,6 +316,12 @@ class _Lexer:
         except (SyntaxError, ZeroDivisionError, ValueError):
             return None
 
+    def conditional(self, name: str, value: Word) -> Word:
+        """A value assigned inside `if`/`case`/a loop holds only on some paths: not known statically."""
+        if self.depth == 0:
+            return value
+        return value._replace(unknown=(*value.unknown, name) if name not in value.unknown else value.unknown)
+
     def add_word(self, word: Word) -> None:
         self.words.append(word)
 
@@ -295,7 +337,13 @@ class _Lexer:
                 self.cutoffs.append(CutOff(comment, command_line, tuple(words)))
                 return
         while words and words[0].text in _KEYWORDS:
+            if words[0].text in ("if", "while", "until"):
+                self.depth += 1
             words = words[1:]
+        if words and words[0].text in ("for", "case"):
+            self.depth += 1
+        if words and words[0].text in _ENDS:
+            self.depth = max(self.depth - 1, 0) if words[0].text != "}" else self.depth
         if not words or words[0].text in _ENDS:
             return
         prefixes: list[tuple[str, Word]] = []
@@ -307,7 +355,7 @@ class _Lexer:
             words = words[1:]
         if not words:  # VAR=value on its own: a shell variable for the rest of the script
             for name, value in prefixes:
-                self.variables[name] = value
+                self.variables[name] = self.conditional(name, value)
             return
         if words[0].text in ("export", "declare", "typeset", "readonly", "local"):
             self.declare(words[1:], exported=words[0].text == "export" or any(w.text == "-x" for w in words))
@@ -336,7 +384,7 @@ class _Lexer:
             match = _ASSIGNMENT.match(word.text)
             name = match.group(1) if match else word.text
             if match:
-                self.variables[name] = word._replace(text=match.group(2))
+                self.variables[name] = self.conditional(name, word._replace(text=match.group(2)))
             if exported:
                 self.exported.add(name)
 
