@@ -147,8 +147,8 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
         message = (
             f"{where}/ is a copy of {DISPLAY[fork.framework]} whose configuration schema grpo-lint cannot read "
             f"(no ppo_trainer.yaml or argument definitions it knows), so keys of {DISPLAY[fork.framework]} runs "
-            "in this repository are not checked for existence; the other checks use "
-            f"{DISPLAY[fork.framework]}'s own defaults"
+            "in this repository are not checked, nor are the batch rules that rest on its defaults; only the "
+            "sampling values a run sets itself are judged"
         )
         diagnostic = Diagnostic("GRPO011", Severity.INFO, message, where, Span.point(1, 1), key=fork.package)
         notes.append(finish(FileResult(where, "linted", [diagnostic], note="repository"), options))

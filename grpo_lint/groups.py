@@ -6,7 +6,7 @@ user's numbers; `check` then says what the framework would reject, in neutral te
 
 from __future__ import annotations
 
-from math import gcd
+from math import gcd, isqrt
 from typing import NamedTuple
 
 
@@ -99,8 +99,16 @@ def valid_world_sizes(rules: GroupRules, g: Geometry, limit: int = 64) -> list[i
     return [w for w in range(1, limit + 1) if not [f for f in check(rules, g._replace(world_size=w)) if f.rejected]]
 
 
-def divisors_at_least_two(n: int) -> list[int]:
-    return [d for d in range(2, n + 1) if n % d == 0] if n > 0 else []
+def divisors_at_least_two(n: int, search: int = 100_000) -> list[int]:
+    """Divisors of n from 2 up, found in O(sqrt n) (pairs d, n // d); for astronomically large n only
+    the divisors up to `search` and their partners, so that no input can stall a run."""
+    if n <= 0:
+        return []
+    found: set[int] = set()
+    for d in range(1, min(isqrt(n), search) + 1):
+        if n % d == 0:
+            found.update((d, n // d))
+    return sorted(d for d in found if d >= 2)
 
 
 def nearest(values: list[int], target: int, count: int) -> list[int]:

@@ -30,7 +30,7 @@ class Fork(NamedTuple):
 
     framework: str
     package: str  # its folder, relative to the repository root: "verl", "third_party/verl"
-    version: Version | None  # the release it maps to; None when its version file is missing
+    version: Version | None  # what its version file says; None when it has none
     schemas: Mapping[str, Mapping[str, Any]]  # its keys with their defaults, by flavour (verl: fsdp/megatron)
     mapped: bool  # False: grpo-lint cannot read its schema, so its keys are not checked
 
@@ -147,7 +147,7 @@ def resolve_target(
     if fork is not None:
         where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
         if fork.version is not None:
-            return _known(framework, fork.version, where)._replace(fork=fork)
+            return _known(framework, fork.version, where)._replace(fork=fork)  # its version, mapped to a release
         return Target(framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork)
     version = installed_version(framework)
     if version is not None and version >= FIRST_GRPO[framework]:

@@ -113,8 +113,14 @@ def test_diff_lints_only_changed_configs(tmp_path):
     (tmp_path / "old.yaml").write_text(BAD.replace("16", "12"))
     (tmp_path / "new.yaml").write_text(BAD)
     (tmp_path / "notes.txt").write_text("num_generations: 1\n")
-    result = run_cli("--diff", "HEAD", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    result = run_cli("--changed-since", "HEAD", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
     files = [f["path"] for f in json.loads(result.stdout)["summary"]["files"]]
     assert files == ["new.yaml", "old.yaml"]
-    bad_rev = run_cli("--diff", "no-such-rev", cwd=tmp_path)
+    old_name = run_cli("--diff", "HEAD", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    assert [f["path"] for f in json.loads(old_name.stdout)["summary"]["files"]] == files  # hidden alias
+    assert "--diff" not in run_cli("--help").stdout
+    bad_rev = run_cli("--changed-since", "no-such-rev", cwd=tmp_path)
     assert bad_rev.returncode == 2 and "git diff" in bad_rev.stderr
+    option_like = run_cli("--changed-since=--output=x", cwd=tmp_path)
+    assert option_like.returncode == 2 and "not a git revision" in option_like.stderr
+    assert not (tmp_path / "x").exists()

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from grpo_lint.diagnostics import Severity
-
 from grpo_lint.engine import lint_text
 from grpo_lint.sources.shell import parse
 

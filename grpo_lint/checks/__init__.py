@@ -48,6 +48,13 @@ def register_engine_rules() -> None:
         "An inline `# grpo-lint: ignore[...]` that suppresses nothing, or names no or an unknown code.",
         None,
     )
+    REGISTRY["GRPO011"] = Rule(
+        "GRPO011",
+        "unmapped-framework-copy",
+        Severity.INFO,
+        "The repository ships a copy of a framework whose configuration schema grpo-lint cannot read.",
+        None,
+    )
 
 
 def report(

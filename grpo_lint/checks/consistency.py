@@ -10,6 +10,7 @@ from packaging.version import Version
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import assignment, fw, name_of, spell
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.groups import divisors_at_least_two
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan
 
@@ -159,7 +160,7 @@ def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diag
         if plan.framework == "trl" and plan.target.version >= Version("0.28.0")
         else "vllm_tensor_parallel_size"
     )
-    divisors = [d for d in range(1, world + 1) if world % d == 0]
+    divisors = [1, *divisors_at_least_two(world)]
     yield report(
         plan,
         "GRPO402",
@@ -185,7 +186,7 @@ def _verl_rollout_parallel(plan: RunPlan) -> Iterator[Diagnostic]:
         setting = plan.get(f"{rollout}.{name}")
         if setting.explicit:
             parts.append(f"{setting.key} {setting.value}")
-    divisors = [d for d in range(1, run.n_gpus + 1) if run.n_gpus % d == 0]
+    divisors = [1, *divisors_at_least_two(run.n_gpus)]
     yield report(
         plan,
         "GRPO402",

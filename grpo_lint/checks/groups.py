@@ -236,7 +236,7 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         else:
             sizes = [
                 b
-                for b in range(1, max(64, 4 * g.per_device) + 1)
+                for b in range(1, min(max(64, 4 * g.per_device), 1024) + 1)
                 if b != g.per_device
                 and not [f for f in check(rules, g._replace(per_device=b)) if f.code in ("GRPO102", "GRPO105")]
             ]
@@ -279,7 +279,7 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
         good_e = [e for e in range(1, 257) if (g.world_size * e) % n == 0]
         fixes = [f"{eval_key} {spell_list(nearest(good_e, g.eval_per_device, 2))}"]
         if plan.group_rules.eval == "num_generations_eval":
-            eval_groups = [d for d in range(1, failure.batch + 1) if failure.batch % d == 0]
+            eval_groups = [1, *divisors_at_least_two(failure.batch)]
             fixes.append(f"num_generations_eval {spell_list(nearest(eval_groups, n, 3))}")
         fixes.append("eval_strategy: no")
         yield report(

@@ -203,7 +203,7 @@ def _devices(launch: Launch) -> set[str] | None:
         size = _server_size(launch)
         if size is None:
             return None
-        return set(visible[: size[0]]) if visible is not None else {str(i) for i in range(size[0])}
+        return set(visible[: size[0]]) if visible is not None else {str(i) for i in range(min(size[0], 4096))}
     if visible is not None:
         return set(visible)
     if launch.world is not None and launch.world.key is not None:
@@ -211,7 +211,7 @@ def _devices(launch: Launch) -> set[str] | None:
         per_node = launch.world.value
         if nodes is not None and nodes.known and nodes.text.isdigit() and int(nodes.text) > 0:
             per_node //= int(nodes.text)
-        return {str(i) for i in range(per_node)}
+        return {str(i) for i in range(min(per_node, 4096))}  # more GPUs than any machine has
     return None
 
 

@@ -89,6 +89,7 @@ def _run(
     if launch.by_config and not _is_grpo(document):
         if config_path is not None:
             result.sources.pop(str(resolve_file(config_path, places)), None)
+            result.not_grpo.append(f"line {launch.command.line} runs {config_path}, which is not a GRPO config")
         return None
     if launch.framework == "swift":
         kind = _swift_rlhf_type(document, unresolved)

@@ -12,7 +12,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from grpo_lint.versions import Fork, release_below
+from grpo_lint.versions import Fork
 
 # A file that marks a package folder as a copy of the framework: framework -> path inside the package.
 _MARKERS = {
@@ -70,7 +70,7 @@ def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> F
 
 
 def _version(framework: str, root: Path, package: str, present: set[str]) -> Version | None:
-    """The release a copy corresponds to, from its version file (mapped to a known release)."""
+    """The version a copy's version file states (target resolution maps it to a known release)."""
     parent = package.rpartition("/")[0]
     near = f"{parent}/" if parent else ""
     candidates = {
@@ -88,7 +88,7 @@ def _version(framework: str, root: Path, package: str, present: set[str]) -> Ver
         found = _VERSION.search(text) if name.endswith(".py") else None
         raw = found.group(1) if found else (text.strip() if not name.endswith(".py") else "")
         try:
-            return release_below(framework, Version(raw))
+            return Version(raw)
         except InvalidVersion:
             continue
     return None

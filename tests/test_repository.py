@@ -1,0 +1,328 @@
+"""A repository as the unit: pinned versions, vendored framework copies, arguments the repository
+defines, which script launches which config, and the file list of a run. Each test builds a small
+but realistic repository and lints it as a user would (`grpo-lint .` from its root)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
+
+from grpo_lint import versions
+from grpo_lint.cli import main
+from grpo_lint.sources.shell import parse
+from grpo_lint.workspace.pins import find_pins, pick
+
+from .conftest import SHARED
+
+
+@pytest.fixture
+def uninstalled(monkeypatch):
+    """As in a pre-commit environment: no framework installed beside grpo-lint."""
+    monkeypatch.setattr(versions, "installed_version", lambda framework: None)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def lint(root: Path, monkeypatch, *args: str) -> tuple[int, dict]:
+    monkeypatch.chdir(root)
+    result = CliRunner().invoke(main, ["--isolated", "--format", "json", *args, *([] if args[-1:] else ["."])])
+    return result.exit_code, json.loads(result.output)
+
+
+def codes(report: dict, path: str | None = None) -> list[str]:
+    return sorted(d["code"] for d in report["diagnostics"] if path is None or d["path"].endswith(path))
+
+
+def notes(report: dict) -> dict[str, str]:
+    return {Path(f["path"]).as_posix().removeprefix("./"): f["note"] for f in report["summary"]["files"]}
+
+
+RECIPE = """\
+model_name_or_path: Qwen/Qwen2.5-1.5B-Instruct
+torch_dtype: bfloat16
+max_prompt_length: 512
+num_generations: 8
+per_device_train_batch_size: 8
+"""
+
+
+# Versions the repository pins ------------------------------------------------------------------
+
+
+def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monkeypatch, uninstalled):
+    write(tmp_path, {"setup.py": '_deps = ["accelerate>=1.2", "trl[vllm]==0.18.0"]\n', "recipes/grpo.yaml": RECIPE})
+    status, report = lint(tmp_path, monkeypatch, ".")
+    # torch_dtype and max_prompt_length were removed in TRL 0.27/0.28, not in the pinned 0.18.0
+    assert status == 0 and codes(report) == []
+    assert report["summary"]["targets"] == [
+        {"framework": "trl", "version": "0.18.0", "source": "setup.py: trl[vllm]==0.18.0"}
+    ]
+    monkeypatch.chdir(tmp_path)
+    text = CliRunner().invoke(main, ["--isolated", "."]).output
+    assert "against TRL 0.18.0 (setup.py: trl[vllm]==0.18.0)" in text
+    # Without the pin the newest release is the target, and both keys are gone there.
+    (tmp_path / "setup.py").unlink()
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 1 and codes(report) == ["GRPO004", "GRPO004"]
+
+
+def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp_path):
+    files = {
+        "requirements.txt": "torch\ntrl~=0.19.0  # pinned for vllm\n",
+        "pyproject.toml": '[tool.poetry.dependencies]\nms-swift = "^3.5"\n',
+        "environment.yml": "dependencies:\n  - python=3.11\n  - pip:\n    - verl==0.6.1\n",
+        "docker/REQUIRED_OPENRLHF.txt": "openrlhf>=0.9,<0.10\n",
+    }
+    pins = find_pins(write(tmp_path, files), sorted(files))
+    assert {name: str(pin.version) for name, pin in pins.items()} == {
+        "trl": "0.19.1",
+        "swift": "3.12.6",
+        "verl": "0.6.1",
+        "openrlhf": "0.9.10",
+    }
+    assert pins["verl"].provenance == "environment.yml: verl==0.6.1" and pins["verl"].exact
+    assert pick("trl", SpecifierSet(">=99")) == (None, False)  # nothing known inside: no pin
+
+
+def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
+    with pytest.raises(versions.TargetError, match=r"newest TRL release grpo-lint knows is 1\.16\.0"):
+        versions.parse_target("trl==9.0")
+    assert versions.release_below("trl", Version("0.18.5")) == Version("0.18.2")
+    assert versions.release_below("verl", Version("0.8.0.dev0")) == Version("0.7.1")
+    result = CliRunner().invoke(main, ["--target", "trl==9.0", "x.yaml"])
+    assert result.exit_code == 2 and "1.16.0" in result.output
+
+
+# A copy of the framework inside the repository -------------------------------------------------
+
+FORK_CONFIG = """\
+data:
+  train_batch_size: 64
+  train_files: ~/data/train.parquet
+actor_rollout_ref:
+  actor:
+    strategy: fsdp
+    ppo_mini_batch_size: 16
+    ppo_micro_batch_size_per_gpu: 2
+    use_dynamic_bsz: false
+    my_fork_option: 3
+  rollout:
+    name: vllm
+    n: 4
+    log_prob_micro_batch_size_per_gpu: 4
+  ref:
+    log_prob_micro_batch_size_per_gpu: 4
+algorithm:
+  adv_estimator: grpo
+trainer:
+  n_gpus_per_node: 8
+  nnodes: 1
+"""
+
+
+def test_a_vendored_verl_is_the_schema_and_its_own_files_are_not_user_configs(tmp_path, monkeypatch, uninstalled):
+    write(
+        tmp_path,
+        {
+            "verl/__init__.py": "",
+            "verl/trainer/main_ppo.py": "def main(): ...\n",
+            "verl/version/version": "0.8.0.dev\n",
+            "verl/trainer/config/_generated_ppo_trainer.yaml": FORK_CONFIG,
+            "verl/trainer/config/broken.yaml": "actor_rollout_ref:\n  rollout:\n    n: 1\n    nn: 2\n",
+            "examples/run_grpo.sh": (
+                "python3 -m verl.trainer.main_ppo \\\n"
+                "    actor_rollout_ref.actor.my_fork_option=5 \\\n"
+                "    actor_rollout_ref.rollout.nn=8\n"
+            ),
+        },
+    )
+    _, report = lint(tmp_path, monkeypatch, ".")
+    found = [(d["code"], d["key"]) for d in report["diagnostics"] if d["severity"] == "error"]
+    # the fork's own key is known; the typo is judged against the fork's keys
+    assert found == [("GRPO002", "actor_rollout_ref.rollout.nn")]
+    assert "actor_rollout_ref.rollout.n" in report["diagnostics"][0]["message"]
+    assert "part of the copy of verl in verl/" in notes(report)["verl/trainer/config/broken.yaml"]
+    (target,) = report["summary"]["targets"]
+    assert target["version"] == "0.7.1" and "the copy of verl in verl/" in target["source"]
+    assert "0.8.0.dev0, linted as the release below it" in target["source"]
+
+
+def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(
+    tmp_path, monkeypatch, uninstalled
+):
+    write(
+        tmp_path,
+        {
+            "verl/trainer/main_ppo.py": "",
+            "verl/trainer/config.py": "class PPOConfig: ...\n",
+            "examples/a.sh": "python3 -m verl.trainer.main_ppo worker.rollout.n=4 algorithm.adv_estimator=grpo\n",
+            "examples/b.sh": "python3 -m verl.trainer.main_ppo worker.rollout.n=8 algorithm.adv_estimator=grpo\n",
+        },
+    )
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert [d["code"] for d in report["diagnostics"] if d["code"] in ("GRPO002", "GRPO004", "GRPO011")] == ["GRPO011"]
+    assert status == 0
+
+
+# Arguments the repository defines --------------------------------------------------------------
+
+
+def test_fields_of_the_repositorys_own_dataclasses_are_known_keys(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            "src/proj/configs.py": (
+                "import trl\nfrom dataclasses import dataclass, field\n\n@dataclass\n"
+                "class GRPOConfig(trl.GRPOConfig):\n    chat_template: str | None = field(default=None)\n"
+                "    system_prompt: str | None = None\n\n@dataclass\nclass Extra(GRPOConfig):\n"
+                "    wandb_entity: str | None = None\n"
+            ),
+            "scripts/filter.py": (
+                "from dataclasses import dataclass\nfrom trl import TrlParser\n\n@dataclass\n"
+                "class PassRateArguments:\n    pass_rate_min: float = 0.1\n\n"
+                "parser = TrlParser((PassRateArguments,))\n"
+            ),
+            "recipes/grpo.yaml": RECIPE.replace("torch_dtype", "dtype").replace("max_prompt_length: 512\n", "")
+            + "chat_template: x\nsystem_prompt: y\nwandb_entity: z\npass_rate_min: 0.2\nnum_generatons: 4\n",
+        },
+    )
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")
+    (typo,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert typo["key"] == "num_generatons" and "num_generations" in typo["message"]
+    monkeypatch.chdir(tmp_path)
+    shown = CliRunner().invoke(main, ["--isolated", "--show", "--target", "trl==1.16.0", "."]).output
+    assert "scripts/filter.py: PassRateArguments" in shown and "src/proj/configs.py: Extra" in shown
+
+
+# Which launch runs which config ------------------------------------------------------------------
+
+BROKEN_ON_7 = "num_generations: 8\nper_device_train_batch_size: 2\ngradient_accumulation_steps: 1\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_recipe_is_checked_with_the_world_size_of_the_script_that_launches_it(tmp_path, monkeypatch):
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)  # pre-commit runs in a work tree
+    write(
+        tmp_path,
+        {
+            "recipes/grpo.yaml": BROKEN_ON_7,
+            "scripts/train.sh": (
+                "uv run accelerate launch --config_file recipes/zero2.yaml --num_processes=7 \\\n"
+                "    src/proj/grpo.py --config recipes/grpo.yaml\n"
+            ),
+            "recipes/zero2.yaml": "distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 8\n",
+            "src/proj/grpo.py": "from trl import GRPOConfig, TrlParser\n",
+        },
+    )
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")
+    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert (
+        error["code"] == "GRPO102" and error["path"].endswith("recipes/grpo.yaml") and "7 processes" in error["message"]
+    )
+    assert notes(report)["recipes/grpo.yaml"] == "checked as part of ./scripts/train.sh"
+    # A pre-commit run names only the changed recipe: it is still checked through the script.
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", "--only-configs", "recipes/grpo.yaml")
+    assert status == 1 and codes(report) == ["GRPO102"]
+    # Alone, with no launcher, the count is unknown: no error, the valid counts instead.
+    (tmp_path / "scripts/train.sh").unlink()
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", "recipes/grpo.yaml")
+    assert status == 0 and codes(report) == ["GRPO106"]
+    assert "valid on every multiple of 4 up to 64" in report["diagnostics"][0]["message"]
+
+
+def test_scripts_that_run_no_grpo_are_left_alone(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            "dpo.sh": "NPROC_PER_NODE=3 swift rlhf --rlhf_type dpo --per_device_eval_batch_size 2\n",
+            "sft.sh": "accelerate launch src/sft.py --config recipes/sft.yaml\n",
+            "recipes/sft.yaml": "learning_rate: 1.0e-5\nper_device_train_batch_size: 3\n",
+            "megatron.sh": "megatron rlhf --rlhf_type grpo --micro_batch_size 2 --global_batch_size 6\n",
+            "ray.yaml": "rlhf_type: grpo\nuse_ray: true\nmicro_batch_size: 2\nglobal_batch_size: 16\n",
+        },
+    )
+    status, report = lint(tmp_path, monkeypatch, "--target", "swift==4.6.0", ".")
+    assert status == 0 and report["diagnostics"] == []
+    found = notes(report)
+    assert found["dpo.sh"].startswith("`swift rlhf` with rlhf_type dpo")
+    assert "Megatron" in found["megatron.sh"] and "Megatron" in found["ray.yaml"]
+    assert found["sft.sh"] == "line 1 runs recipes/sft.yaml, which is not a GRPO config"
+    assert found["recipes/sft.yaml"] == "no GRPO key"
+
+
+# The files a run reads ---------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_gitignore_is_honoured_and_data_files_are_never_read(tmp_path, monkeypatch):
+    write(
+        tmp_path,
+        {
+            ".gitignore": "outputs/\n",
+            "outputs/run1/config.yaml": "num_generations: 1\n",
+            "data/train.json": '[{"prompt": "num_generations: 1"}]' + " " * 10,
+            "tokenizer.json": '{"num_generations": 1}',
+            "recipes/grpo.yaml": "num_generations: 1\n",
+        },
+    )
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")
+    assert sorted({d["path"] for d in report["diagnostics"]}) == ["./recipes/grpo.yaml"]
+    assert notes(report)["data/train.json"] == "a JSON list (a dataset), not a config"
+    assert "tokenizer.json" not in notes(report) and "outputs/run1/config.yaml" not in notes(report)
+
+
+# Reading scripts as bash does ----------------------------------------------------------------------
+
+
+def test_unquoted_variables_split_into_words_and_branch_values_are_unknown():
+    script = parse(
+        'OVERRIDES="a.n=4\n  b.m=2"\nif [ "$X" = 1 ]; then\n  NAME=big\nelse\n  NAME=small\nfi\n'
+        'python run.py $OVERRIDES "$OVERRIDES" --name $NAME\n',
+        "run.sh",
+    )
+    words = script.commands[-1].words
+    assert [w.text for w in words[2:4]] == ["a.n=4", "b.m=2"]
+    assert words[4].text == "a.n=4\n  b.m=2"  # quoted: one word
+    assert words[-1].unknown == ("NAME",)  # set in a branch: not known before launch
+
+
+def test_python_code_for_an_experimental_trainer_is_not_judged_by_grpo_trainer_choices(tmp_path, monkeypatch):
+    code = (
+        "from trl import GRPOConfig\nfrom trl.experimental.gspo_token import GRPOTrainer\n\n"
+        'args = GRPOConfig(num_generations=4, importance_sampling_level="sequence_token")\n'
+    )
+    write(tmp_path, {"train.py": code, "plain.py": code.replace("trl.experimental.gspo_token", "trl")})
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")
+    assert [(d["code"], Path(d["path"]).name) for d in report["diagnostics"]] == [("GRPO006", "plain.py")]
+
+
+# The visible corpus: real repositories with checked verdicts ------------------------------------
+
+
+@pytest.mark.skipif(not (SHARED / "tools" / "corpus_check.py").is_file(), reason="../shared is not present")
+def test_real_repositories_have_no_known_false_report_left():
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, str(SHARED / "tools" / "corpus_check.py"), f"{sys.executable} -m grpo_lint"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    summary = done.stdout.strip().splitlines()[-1]
+    print(summary)
+    assert summary.startswith("corpus: false still reported 0/"), done.stdout
