@@ -3,6 +3,7 @@
     pip install .                         # a regular install, as pre-commit and CI do
     python benchmarks/bench.py            # cold start, 1,000 files, in-process lint
     python benchmarks/bench.py --trl      # also time building TRL's own GRPOConfig (needs trl)
+    python benchmarks/bench.py --repos    # whole repositories: the corpus snapshots linted from their roots
 
 It times the `grpo-lint` console script of the running interpreter from a scratch directory, so the
 installed package (with its byte code) is measured, not this source tree. An editable install adds
@@ -42,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--trl", action="store_true", help="also time TRL's GRPOConfig")
+    parser.add_argument("--repos", action="store_true", help="lint the ../shared corpus repositories from their roots")
     args = parser.parse_args()
     py = sys.executable
     script = Path(py).with_name("grpo-lint")
@@ -67,6 +69,9 @@ def main() -> None:
         if args.trl:
             trl = median_run([py, "-c", TRL_SNIPPET], max(3, args.repeat // 3), scratch)
 
+    if args.repos:
+        whole_repositories(str(script), max(3, args.repeat // 5))
+
     from grpo_lint.engine import lint_text
     from grpo_lint.options import Options
 
@@ -78,6 +83,27 @@ def main() -> None:
 
     if args.trl:
         print(f"TRL GRPOConfig(...) (cold)       {trl * 1000:7.1f} ms   ({trl / cold:.0f}x grpo-lint)")
+
+
+REPOS = ROOT.parent / "shared" / "corpus" / "repos"
+
+
+def whole_repositories(script: str, repeat: int) -> None:
+    """`grpo-lint .` at the root of each snapshot (ms-swift, verl, ...), as a user runs it."""
+    import tarfile
+
+    if not REPOS.is_dir():
+        print("no ../shared/corpus/repos: whole-repository figures skipped")
+        return
+    for archive in sorted(REPOS.glob("*.tar.gz")):
+        name = archive.name.removesuffix(".tar.gz")
+        with tempfile.TemporaryDirectory() as scratch:
+            with tarfile.open(archive) as tar:
+                tar.extractall(scratch, filter="data")
+            root = Path(scratch, name)
+            files = sum(1 for p in root.rglob("*") if p.is_file())
+            took = median_run([script, "--isolated", "-q", "."], repeat, str(root))
+            print(f"grpo-lint . in {name:<22} {took * 1000:7.0f} ms   ({files} files)")
 
 
 if __name__ == "__main__":

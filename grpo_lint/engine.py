@@ -67,7 +67,7 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
         results[index] = through or lint_candidate(candidate, options, kinds[index], workspace)
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
-    return Report(files, workspace_facts(workspace))
+    return Report(files, workspace)
 
 
 def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) -> str | None:

@@ -81,8 +81,6 @@ def lint_document(
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     target = target_for(framework, options, workspace, str(recorded.value) if recorded is not None else None)
     known = options.extra_keys | extra_keys
-    if workspace is not None:
-        known |= workspace.known_keys(framework)
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()
     if known != options.extra_keys:
@@ -99,6 +97,10 @@ def lint_document(
     else:
         from grpo_lint.frameworks.swift.frontend import build
     plan = build(document, target, options)
+    if workspace is not None and any(f.status == "unknown" for f in plan.key_findings):
+        # The repository's own argument classes are read only when a key is unknown to the framework.
+        defined = workspace.known_keys(framework)
+        plan = plan._replace(key_findings=[f for f in plan.key_findings if f.entry.key.lstrip("-") not in defined])
     diagnostics = [
         d._replace(path=d.span.path) if d.span is not None and d.span.path else d
         for d in run_all(plan, options)

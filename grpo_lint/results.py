@@ -9,6 +9,7 @@ from grpo_lint.diagnostics import Diagnostic, Severity
 if TYPE_CHECKING:
     from grpo_lint.plan import RunPlan
     from grpo_lint.versions import Target
+    from grpo_lint.workspace import Workspace
 
 
 class FileResult:
@@ -40,11 +41,20 @@ class FileResult:
 
 
 class Report:
-    __slots__ = ("facts", "files")
+    __slots__ = ("files", "workspace")
 
-    def __init__(self, files: list[FileResult], facts: list[str] | None = None) -> None:
+    def __init__(self, files: list[FileResult], workspace: Workspace | None = None) -> None:
         self.files = files
-        self.facts = facts if facts is not None else []  # what the workspace found (--show)
+        self.workspace = workspace  # the repository the files belong to (read lazily, for --show)
+
+    @property
+    def facts(self) -> list[str]:
+        """What the workspace found, each with where it came from (for --show)."""
+        if self.workspace is None:
+            return []
+        from grpo_lint.engine import workspace_facts
+
+        return workspace_facts(self.workspace)
 
     def targets(self) -> list[Target]:
         """The framework versions the files were linted against, each once, in order of first use."""

@@ -10,6 +10,7 @@ Their fields are keys the run accepts, so they are never reported as unknown.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -19,7 +20,10 @@ BASES = frozenset({
     "Seq2SeqTrainingArguments", "TrlParser", "SFTConfig",
 })  # fmt: skip
 _PARSERS = frozenset({"HfArgumentParser", "TrlParser"})
-_NEEDLES = (b"GRPOConfig", b"ScriptArguments", b"ModelConfig", b"TrainingArguments", b"HfArgumentParser", b"TrlParser")
+# Read with ast only when the bytes show a class with a base or a parser call: most files never are.
+_RELEVANT = re.compile(
+    rb"class\s+\w+\s*\([^)]*(?:GRPOConfig|Arguments|ModelConfig|SFTConfig)|(?:HfArgumentParser|TrlParser)\s*\("
+)
 _MAX_SOURCE = 2 * 1024 * 1024
 
 
@@ -81,7 +85,7 @@ def _parse_if_relevant(path: Path) -> ast.Module | None:
         data = path.read_bytes()
     except OSError:
         return None
-    if not any(needle in data for needle in _NEEDLES):
+    if _RELEVANT.search(data) is None:
         return None
     try:
         return ast.parse(data)
