@@ -142,19 +142,6 @@ def _script_flags(launch: Launch, places: Places) -> frozenset[str]:
     return frozenset(flags) if flags else frozenset()
 
 
-def _read_keys(framework: str) -> frozenset[str] | None:
-    """The keys the checks read, for frameworks whose commands are mostly other settings; None = all."""
-    if framework not in ("verl", "openrlhf"):
-        return None
-    if framework == "verl":
-        from grpo_lint.frameworks.verl.frontend import READ
-
-        return frozenset(READ)
-    from grpo_lint.frameworks.openrlhf.frontend import NAMES
-
-    return frozenset(name for pair in NAMES.values() for name in pair)
-
-
 def _verl_document(
     launch: Launch, script: Script, places: Places, result: ScriptRuns
 ) -> tuple[Document, dict[str, Word]]:
