@@ -43,7 +43,9 @@ class Workspace:
     def files(self) -> list[str]:
         if self._files is None:
             listed = git_files(self.root) if (self.root / ".git").exists() else None
-            self._files = listed if listed is not None else walk_files(self.root)
+            # Outside git the root is only the paths' common parent (perhaps /tmp): a shallow, bounded look
+            # finds pins and framework copies without walking a whole disk.
+            self._files = listed if listed is not None else walk_files(self.root, max_depth=4, limit=20_000)
         return self._files
 
     @cached_property

@@ -46,12 +46,15 @@ def _skipped(folder: str) -> bool:
     return folder in SKIP_DIRS or folder.startswith(".")
 
 
-def walk_files(folder: Path) -> list[str]:
-    """Every file below `folder`, relative to it, skipping tool and hidden folders (depth-limited)."""
+def walk_files(folder: Path, max_depth: int = _MAX_DEPTH, limit: int | None = None) -> list[str]:
+    """Every file below `folder`, relative to it, skipping tool and hidden folders (depth-limited;
+    with `limit`, the walk stops after that many files)."""
     found: list[str] = []
     base_depth = str(folder).rstrip(os.sep).count(os.sep)
     for root, dirs, files in os.walk(folder):
-        if root.count(os.sep) - base_depth >= _MAX_DEPTH:
+        if limit is not None and len(found) >= limit:
+            break
+        if root.count(os.sep) - base_depth >= max_depth:
             dirs[:] = []
         dirs[:] = sorted(d for d in dirs if not _skipped(d))
         relative = os.path.relpath(root, folder)
