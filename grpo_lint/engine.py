@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from grpo_lint.plan import Setting
 
 __all__ = ["FileResult", "Report", "lint_bytes", "lint_document", "lint_paths", "lint_text", "selected"]
-_SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 
 
 def lint_paths(paths: list[str], options: Options, changed: list[str] | None = None) -> Report:
@@ -92,13 +91,14 @@ class _Launchers:
         self.workspace = workspace
         self.linted = linted
         self._scripts: list[tuple[Path, bytes]] | None = None
+        self._linted: dict[Path, FileResult] = {}  # a script that launches several changed configs is read once
 
     def scripts(self) -> list[tuple[Path, bytes]]:
         if self._scripts is None:
             self._scripts = []
             root = self.workspace.root
             for name in self.workspace.files:
-                if not name.lower().endswith(_SHELL_SUFFIXES):
+                if _KINDS.get(os.path.splitext(name)[1].lower()) != "shell":
                     continue
                 path = root / name
                 if os.path.realpath(path) in self.linted:
@@ -121,7 +121,10 @@ class _Launchers:
             if needle not in data:
                 continue
             display = os.path.relpath(path)
-            result = lint_candidate(Candidate(path, display, False), options, "shell", self.workspace)
+            result = self._linted.get(path)
+            if result is None:
+                result = lint_candidate(Candidate(path, display, False), options, "shell", self.workspace)
+                self._linted[path] = result
             sources = {os.path.realpath(s): s for s in result.sources}
             if wanted not in sources:
                 continue
@@ -138,11 +141,11 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
     from grpo_lint.diagnostics import Diagnostic, Severity, Span
 
     notes = []
-    for fork in workspace.forks.values() if workspace.files else ():
+    from grpo_lint.versions import DISPLAY
+
+    for fork in workspace.forks.values():
         if fork.mapped or not selected("GRPO011", options):
             continue
-        from grpo_lint.versions import DISPLAY
-
         where = os.path.relpath(workspace.root / fork.package)
         message = (
             f"{where}/ is a copy of {DISPLAY[fork.framework]} whose configuration schema grpo-lint cannot read "
@@ -150,26 +153,13 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
             "in this repository are not checked, nor are the batch rules that rest on its defaults; only the "
             "sampling values a run sets itself are judged"
         )
-        diagnostic = Diagnostic("GRPO011", Severity.INFO, message, where, Span.point(1, 1), key=fork.package)
+        fix = (
+            f"nothing is wrong; to have the keys checked, keep the copy's reference config in {where}/ as verl "
+            "does (trainer/config/ppo_trainer.yaml), or lint with --target FRAMEWORK==VERSION"
+        )
+        diagnostic = Diagnostic("GRPO011", Severity.INFO, message, where, Span.point(1, 1), key=fork.package, fix=fix)
         notes.append(finish(FileResult(where, "linted", [diagnostic], note="repository"), options))
     return notes
-
-
-def workspace_facts(workspace: Workspace) -> list[str]:
-    """What the workspace found, each with where it came from (for --show)."""
-    facts = [f"repository root: {workspace.root}"]
-    if not workspace.files:
-        return facts
-    for pin in workspace.pins.values():
-        facts.append(f"pinned: {pin.provenance}")
-    for fork in workspace.forks.values():
-        state = f"version {fork.version}" if fork.version is not None else "version unknown"
-        schema = "schema read from its own sources" if fork.mapped else "schema not readable (GRPO011)"
-        facts.append(f"framework copy: {fork.package}/ ({fork.framework}, {state}, {schema})")
-    origins = workspace.arguments.origins()
-    if origins:
-        facts.append(f"arguments defined by the repository: {', '.join(origins)}")
-    return facts
 
 
 _KINDS = {

@@ -222,6 +222,7 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
 
 # What a Python file must contain for a rule to have anything to say about it.
 _PYTHON_NEEDLES = ("GRPOConfig", "seed", "Sampler")
+_NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 
 
 def lint_python(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:
@@ -230,7 +231,7 @@ def lint_python(text: str, display: str, explicit: bool, options: Options, works
     from grpo_lint.sources.python_code import read
 
     if not explicit and not any(needle in text for needle in _PYTHON_NEEDLES):
-        return FileResult(display, "skipped", note="no GRPOConfig call and no seeding")  # not parsed at all
+        return FileResult(display, "skipped", note=_NOTHING_IN_PYTHON)  # not even parsed
     code = read(text, display)
     if isinstance(code, ReadProblem):
         if explicit and not options.only_configs:
@@ -245,7 +246,7 @@ def lint_python(text: str, display: str, explicit: bool, options: Options, works
         plans.extend(linted.plans)
     diagnostics.extend(d for d in check_code(code) if selected(d.code, options))
     if not code.configs and not diagnostics:
-        return FileResult(display, "skipped", text=text, note="no GRPOConfig call and no seeding problem")
+        return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
 
 

@@ -50,11 +50,7 @@ class Report:
     @property
     def facts(self) -> list[str]:
         """What the workspace found, each with where it came from (for --show)."""
-        if self.workspace is None:
-            return []
-        from grpo_lint.engine import workspace_facts
-
-        return workspace_facts(self.workspace)
+        return self.workspace.facts() if self.workspace is not None else []
 
     def targets(self) -> list[Target]:
         """The framework versions the files were linted against, each once, in order of first use."""

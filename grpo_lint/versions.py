@@ -6,9 +6,12 @@ import os
 import sys
 from collections.abc import Mapping
 from functools import cache
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from packaging.version import InvalidVersion, Version
+
+if TYPE_CHECKING:
+    from grpo_lint.workspace.pins import Pin
 
 # The distribution names on PyPI, and the newest release the reference covers.
 DISTRIBUTIONS = {"trl": "trl", "swift": "ms-swift", "verl": "verl", "openrlhf": "openrlhf"}
@@ -163,7 +166,7 @@ class Repository(Protocol):
 
     def fork(self, framework: str) -> Fork | None: ...
 
-    def pin(self, framework: str) -> Any: ...
+    def pin(self, framework: str) -> Pin | None: ...
 
 
 def _known(framework: str, version: Version, source: str) -> Target:

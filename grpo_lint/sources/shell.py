@@ -342,8 +342,8 @@ class _Lexer:
             words = words[1:]
         if words and words[0].text in ("for", "case"):
             self.depth += 1
-        if words and words[0].text in _ENDS:
-            self.depth = max(self.depth - 1, 0) if words[0].text != "}" else self.depth
+        if words and words[0].text in ("fi", "done", "esac"):
+            self.depth = max(self.depth - 1, 0)
         if not words or words[0].text in _ENDS:
             return
         prefixes: list[tuple[str, Word]] = []

@@ -86,6 +86,19 @@ class Workspace:
                 return fork
         return None
 
+    def facts(self) -> list[str]:
+        """What the workspace found, each with where it came from (for --show)."""
+        facts = [f"repository root: {self.root}"]
+        facts += [f"pinned: {pin.provenance}" for pin in self.pins.values()]
+        for fork in self.forks.values():
+            state = f"version {fork.version}" if fork.version is not None else "version unknown"
+            schema = "schema read from its own sources" if fork.mapped else "schema not readable (GRPO011)"
+            facts.append(f"framework copy: {fork.package}/ ({fork.framework}, {state}, {schema})")
+        origins = self.arguments.origins()
+        if origins:
+            facts.append(f"arguments defined by the repository: {', '.join(origins)}")
+        return facts
+
     def known_keys(self, framework: str) -> frozenset[str]:
         """Keys the repository's own code accepts for a framework's run (TRL: its dataclasses)."""
         if framework != "trl":
