@@ -1,10 +1,17 @@
 """Bash launch scripts as commands of words with positions, variables resolved where they are known.
 
-This is not a shell: it reads what a launch script says, statically. It understands `\\`
-continuations, quotes, comments, `VAR=value cmd` prefixes, `export`, `;`/`&&`/`||`/`|`/`&`,
-redirections, here-documents, and `$VAR` / `${VAR}` / `${VAR:-default}` for variables set earlier
-in the script. What cannot be known (`$(...)`, positional arguments, variables from the caller's
-environment) is kept as written and marked unknown, so a rule can say so instead of guessing.
+This is not a shell: it reads what a launch script says, statically, the way bash would split it.
+It understands `\\` continuations, quotes (also `$'...'`), comments, `VAR=value cmd` prefixes,
+`export`/`declare`/`local`, arrays (`A=(...)`, `A+=(...)`, `"${A[@]}"`), `;`/`&&`/`||`/`|`/`&`,
+redirections, here-documents, `case` patterns, function definitions, `[[ ... ]]`, `bash -c '...'`,
+`$VAR` / `${VAR}` / `${VAR:-default}` (defaults nest and may be quoted), `${#VAR}` and `$(( ))`
+arithmetic (64-bit, as bash). What cannot be known (`$(...)`, positional arguments, variables from the
+caller's environment, values assigned inside `if`/`case`/loops) is kept as written and marked unknown,
+so a rule can say so instead of guessing. tests/test_shell_differential.py checks the commands and
+words against tree-sitter-bash.
+
+Every loop is bounded: expansions nest at most `_MAX_NESTING` deep, a variable's value is at most
+`_MAX_VALUE` characters, arithmetic wraps at 64 bits like bash.
 """
 
 from __future__ import annotations
@@ -15,15 +22,26 @@ from typing import NamedTuple
 from grpo_lint.diagnostics import Span
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)$", re.S)
+_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)$", re.S)
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time", "nohup", "exec"})
 _ENDS = frozenset({"fi", "done", "esac", "}"})
+_HEADERS = frozenset({"for", "select", "function"})  # `for x in ...`: a loop header, not a command
+_TESTS = frozenset({"[[", "["})
+_WORD_END = " \t\r\n;&|()<>"
+_SEP = "\x00"  # between the elements of "${ARRAY[@]}": always a field break, even inside quotes
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+# Bounds (hostile input must not make the reader slow or deep):
+_MAX_NESTING = 24  # ${A:-${B:-...}} / bash -c inside bash -c / $(( (((...))) )) levels
+_MAX_VALUE = 65_536  # characters of one variable's value; longer values are treated as unknown
+_MAX_ARRAY = 4_096  # elements of one array
+_MAX_EXPANDED = 4_000_000  # characters all expansions of one script may produce; beyond, values are unknown
 
 
 class Word(NamedTuple):
     text: str  # after quote removal and the expansions that are known
     span: Span
     unknown: tuple[str, ...] = ()  # what could not be expanded: variable names, "$(...)", "$1", ...
+    array: tuple[Word, ...] | None = None  # `NAME=(a b c)`: the elements
 
     @property
     def known(self) -> bool:
@@ -36,13 +54,14 @@ class Command(NamedTuple):
     prefixes: tuple[tuple[str, Word], ...]  # the VAR=value words written before the command
     line: int
     background: bool = False  # ended by `&`: the script goes on while it runs
+    inner: bool = False  # read from the string of `bash -c '...'`
 
 
 class CutOff(NamedTuple):
     """A comment that ended a continued command: the words after it no longer belong to it (GRPO501)."""
 
     comment: Span
-    command_line: int  # first line of the command that was cut
+    command_line: int  # line of the cut command (Command.line)
     lost: tuple[Word, ...]
 
 
@@ -51,53 +70,233 @@ class Script(NamedTuple):
     text: str
     commands: list[Command]
     cutoffs: list[CutOff]
+    ending_comments: tuple[Span, ...] = ()  # every comment that ended a command with words on its line(s)
 
 
-def _split_fields(parts: list[str], split_at: list[int]) -> list[str]:
+def _split_fields(pieces: list[tuple[str, bool]]) -> list[str]:
     """The words bash makes of one word: the values of unquoted expansions are split at blanks
-    (`$OVERRIDES` holding `a=1 b=2` passes two arguments); quoted text never is."""
-    if not any(any(c in " \t\n" for c in parts[i]) for i in split_at):
-        return ["".join(parts)]
+    (`$OVERRIDES` holding `a=1 b=2` passes two arguments), quoted text never is, and the elements of
+    `"${A[@]}"` are separate words."""
+    if not any(_SEP in text or (split and any(c in " \t\n" for c in text)) for text, split in pieces):
+        joined = "".join(text for text, _ in pieces)
+        return [joined] if joined or not all(split for _, split in pieces) else []
     fields: list[str] = []
     current: list[str] = []
     pending = False  # whether `current` holds a field (an empty quoted part still counts)
-    splittable = set(split_at)
-    for index, part in enumerate(parts):
-        if index not in splittable:
-            current.append(part)
-            pending = True
-            continue
-        pieces = re.split(r"[ \t\n]+", part)
-        for number, piece in enumerate(pieces):
-            if number > 0 and (pending or current):
-                fields.append("".join(current))
+    for text, split in pieces:
+        chunks = re.split(r"([ \t\n]+|\x00)", text) if split else re.split(r"(\x00)", text)
+        for chunk in chunks:
+            if chunk == _SEP or (split and chunk and chunk.strip(" \t\n") == ""):
+                if pending or current:
+                    fields.append("".join(current))
                 current, pending = [], False
-            if piece:
-                current.append(piece)
+            elif chunk:
+                current.append(chunk)
                 pending = True
+            elif not split:
+                pending = True  # "" is an empty word
     if pending or current:
         fields.append("".join(current))
-    return [f for f in fields if f] or [""]
+    return fields
+
+
+def _wrap64(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+_ARITH_TOKEN = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)|([A-Za-z_][A-Za-z0-9_]*)"
+    r"|(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:]))"
+)
+
+
+class _Arithmetic:
+    """`$(( ))` as bash evaluates it: integers that wrap at 64 bits; None when it cannot be known."""
+
+    _BINARY = (
+        ("||",),
+        ("&&",),
+        ("|",),
+        ("^",),
+        ("&",),
+        ("==", "!="),
+        ("<", ">", "<=", ">="),
+        ("<<", ">>"),
+        ("+", "-"),
+        ("*", "/", "%"),
+    )
+
+    def __init__(self, tokens: list[tuple[str, str]], names: dict[str, int | None]) -> None:
+        self.tokens = tokens
+        self.names = names
+        self.i = 0
+        self.depth = 0
+
+    @classmethod
+    def evaluate(cls, expression: str, names: dict[str, int | None]) -> int | None:
+        tokens: list[tuple[str, str]] = []
+        position = 0
+        expression = expression.rstrip()
+        while position < len(expression):
+            match = _ARITH_TOKEN.match(expression, position)
+            if match is None or match.end() == position:
+                return None
+            number, name, operator = match.groups()
+            tokens.append(("n", number) if number else ("v", name) if name else ("o", operator))
+            position = match.end()
+        parser = cls(tokens, names)
+        try:
+            value = parser.ternary()
+        except (ArithmeticError, ValueError, IndexError):
+            return None
+        return value if parser.i == len(tokens) else None
+
+    def take(self, *operators: str) -> str | None:
+        if self.i < len(self.tokens) and self.tokens[self.i][0] == "o" and self.tokens[self.i][1] in operators:
+            self.i += 1
+            return self.tokens[self.i - 1][1]
+        return None
+
+    def ternary(self) -> int:
+        condition = self.binary(0)
+        if self.take("?"):
+            yes = self.ternary()
+            if not self.take(":"):
+                raise ValueError("?: without :")
+            no = self.ternary()
+            return yes if condition else no
+        return condition
+
+    def binary(self, level: int) -> int:
+        if level == len(self._BINARY):
+            return self.power()
+        left = self.binary(level + 1)
+        while (operator := self.take(*self._BINARY[level])) is not None:
+            right = self.binary(level + 1)
+            left = _wrap64(self.apply(operator, left, right))
+        return left
+
+    @staticmethod
+    def apply(operator: str, left: int, right: int) -> int:
+        if operator in ("/", "%"):
+            if right == 0:
+                raise ZeroDivisionError
+            quotient = abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1)  # truncates, as C
+            return quotient if operator == "/" else left - quotient * right
+        if operator in ("<<", ">>"):
+            right &= 63
+            return left << right if operator == "<<" else left >> right
+        table = {
+            "+": lambda: left + right, "-": lambda: left - right, "*": lambda: left * right,
+            "<": lambda: int(left < right), ">": lambda: int(left > right), "<=": lambda: int(left <= right),
+            ">=": lambda: int(left >= right), "==": lambda: int(left == right), "!=": lambda: int(left != right),
+            "&": lambda: left & right, "|": lambda: left | right, "^": lambda: left ^ right,
+            "&&": lambda: int(bool(left) and bool(right)), "||": lambda: int(bool(left) or bool(right)),
+        }  # fmt: skip
+        return table[operator]()
+
+    def power(self) -> int:
+        base = self.unary()
+        if self.take("**"):
+            exponent = self.power()
+            if exponent < 0:
+                raise ValueError("exponent less than 0")
+            return _wrap64(pow(base, exponent, 1 << 64))
+        return base
+
+    def unary(self) -> int:
+        operator = self.take("-", "+", "!", "~")
+        if operator is not None:
+            self.depth += 1
+            if self.depth > _MAX_NESTING * 8:
+                raise ValueError("too deep")
+            value = self.unary()
+            self.depth -= 1
+            return _wrap64({"-": -value, "+": value, "!": int(not value), "~": ~value}[operator])
+        return self.atom()
+
+    def atom(self) -> int:
+        if self.take("("):
+            self.depth += 1
+            if self.depth > _MAX_NESTING:
+                raise ValueError("too deep")
+            value = self.ternary()
+            self.depth -= 1
+            if not self.take(")"):
+                raise ValueError("unbalanced")
+            return value
+        kind, text = self.tokens[self.i]
+        self.i += 1
+        if kind == "n":
+            return _wrap64(_integer(text))
+        if kind == "v":
+            value = self.names.get(text)
+            if value is None:
+                raise ValueError(f"{text} is not known")
+            return value
+        raise ValueError(f"unexpected {text}")
+
+
+def _integer(text: str) -> int:
+    if "#" in text:
+        base_text, _, digits = text.partition("#")
+        base = int(base_text)
+        if not 2 <= base <= 36:
+            raise ValueError("base")
+        return int(digits, base)
+    if text.lower().startswith("0x"):
+        return int(text, 16)
+    if len(text) > 1 and text.startswith("0"):
+        return int(text, 8)
+    if len(text) > 19:
+        raise ValueError("out of range")
+    return int(text)
 
 
 class _Lexer:
-    def __init__(self, text: str) -> None:
+    def __init__(
+        self,
+        text: str,
+        variables: dict[str, Word] | None = None,
+        arrays: dict[str, list[Word]] | None = None,
+        origin: tuple[int, int] = (1, 1),
+        level: int = 0,
+        budget: list[int] | None = None,
+    ) -> None:
         self.text = text
         self.i = 0
         self.line = 1
         self.col = 1
-        self.variables: dict[str, Word] = {}
+        self.origin = origin  # where this text starts in the file (a `bash -c` string, a `${...}` default)
+        self.level = level
+        self.budget = budget if budget is not None else [_MAX_EXPANDED]  # shared with nested readers
+        self.carry = False  # a comment-only line between a cut command and its lost words
+        self.variables: dict[str, Word] = variables if variables is not None else {}
+        self.arrays: dict[str, list[Word]] = arrays if arrays is not None else {}
         self.depth = 0  # nesting of if/case/loops: values assigned inside are not known statically
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.cutoffs: list[CutOff] = []
+        self.ending_comments: list[Span] = []
         self.words: list[Word] = []
         self.heredocs: list[tuple[str, bool]] = []
         self.skip_next = False  # the next word is a redirection target
-        self.comment_in_command: tuple[Span, int] | None = None
+        self.continued = False  # a `\` continuation came after the last word of the current command
+        self.comment_in_command: Span | None = None
         self.pending_cutoff: tuple[Span, int] | None = None
+        self.cases = 0  # open `case` statements
+        self.expect_pattern = False  # the next thing is a `case` pattern (`a|b)`) or `esac`
+        self.in_test = False  # inside `[[ ... ]]`, where && || ( ) < > are the test's own operators
 
-    # Characters ---------------------------------------------------------------------------
+    # Positions and characters -------------------------------------------------------------------
+    def pos(self) -> tuple[int, int]:
+        line, column = self.origin
+        return (line + self.line - 1, self.col + (column - 1 if self.line == 1 else 0))
+
+    def span_from(self, start: tuple[int, int]) -> Span:
+        return Span(start[0], start[1], *self.pos())
+
     def peek(self, offset: int = 0) -> str:
         index = self.i + offset
         return self.text[index] if index < len(self.text) else ""
@@ -109,21 +308,24 @@ class _Lexer:
 
     def advance(self, count: int = 1) -> str:
         taken = self.text[self.i : self.i + count]
-        for char in taken:
-            if char == "\n":
-                self.line += 1
-                self.col = 1
-            else:
-                self.col += 1
-        self.i += count
+        newlines = taken.count("\n")
+        if newlines:
+            self.line += newlines
+            self.col = len(taken) - taken.rfind("\n")
+        else:
+            self.col += len(taken)
+        self.i += len(taken)
         return taken
 
     # Words and commands ---------------------------------------------------------------------
     def run(self) -> None:
         while self.i < len(self.text):
             char = self.peek()
-            if char == "\\" and self.peek(1) == "\n":
+            if self.expect_pattern and char not in " \t\r\n#;":
+                self.case_pattern()
+            elif char == "\\" and self.peek(1) == "\n":
                 self.advance(2)
+                self.continued = bool(self.words)
             elif char == "\n":
                 self.advance()
                 self.end_command()
@@ -132,26 +334,103 @@ class _Lexer:
                 self.advance()
             elif char == "#":
                 self.comment()
-            elif char in ";&|()":
-                single_amp = char == "&" and self.peek(1) != "&" and self.peek(1) != ">"
-                self.advance(2 if self.peek(1) == char and char in "&|;" else 1)
+            elif self.in_test and char in "&|()<>":
+                self.advance(2 if self.peek(1) == char and char in "&|" else 1)
+            elif char == ";":
+                terminator = self.advance(2 if self.peek(1) in ";&" else 1)
+                if terminator == ";;" and self.peek() == "&":
+                    terminator += self.advance()
+                self.end_command()
+                if terminator != ";" and self.cases:
+                    self.expect_pattern = True
+            elif char == "&" and self.peek(1) == ">":
+                self.redirection()
+            elif char in "&|":
+                single_amp = char == "&" and self.peek(1) != "&"
+                self.advance(2 if self.peek(1) == char or (char == "|" and self.peek(1) == "&") else 1)
                 self.end_command(background=single_amp)
+            elif char == "(":
+                self.open_paren()
+            elif char == ")":
+                self.advance()
+                self.end_command()
             elif char in "<>" or (char.isdigit() and self.at("<>", 1)):
                 self.redirection()
             else:
                 self.word()
         self.end_command()
 
-    def comment(self) -> None:
-        start = (self.line, self.col)
-        while self.i < len(self.text) and self.peek() != "\n":
+    def open_paren(self) -> None:
+        rest = self.text[self.i + 1 : self.i + 64].lstrip(" \t")
+        if len(self.words) == 1 and rest.startswith(")"):  # `name() {`: a function definition
+            self.advance(self.text.index(")", self.i) - self.i + 1)
+            self.words = []
+            return
+        if self.peek(1) == "(" and (not self.words or self.words[-1].text == "for"):  # (( i++ )), for ((...))
+            self.skip_balanced("(", ")")
+            return
+        self.advance()
+        self.end_command()
+
+    def case_pattern(self) -> None:
+        """A `case` item's pattern up to its `)`, or the `esac` that ends the statement."""
+        if self.text.startswith("esac", self.i) and not _NAME.match(self.text, self.i + 4):
+            self.advance(4)
+            self.cases -= 1
+            self.depth = max(self.depth - 1, 0)
+            self.expect_pattern = False
+            return
+        if self.peek() == "(":
             self.advance()
-        span = Span(start[0], start[1], self.line, self.col)
+        while self.i < len(self.text) and self.peek() not in ")\n":
+            char = self.peek()
+            if char == "\\":
+                self.advance(2)
+            elif char in "'\"":
+                self.skip_quoted(char)
+            else:
+                self.advance()
+        self.advance()
+        self.expect_pattern = False
+
+    def skip_quoted(self, quote: str) -> None:
+        self.advance()
+        while self.i < len(self.text) and self.peek() != quote:
+            self.advance(2 if quote == '"' and self.peek() == "\\" else 1)
+        self.advance()
+
+    def skip_balanced(self, opening: str, closing: str) -> None:
+        """From an opening bracket to its match, past quotes and escapes (for `$(...)`, `((...))`)."""
+        depth = 0
+        while self.i < len(self.text):
+            char = self.peek()
+            if char == "\\":
+                self.advance(2)
+                continue
+            if char in "'\"" and opening == "(":
+                self.skip_quoted(char)
+                continue
+            self.advance()
+            if char == opening:
+                depth += 1
+            elif char == closing:
+                depth -= 1
+                if depth == 0:
+                    return
+
+    def comment(self) -> None:
+        start = self.pos()
+        end = self.text.find("\n", self.i)
+        self.advance((len(self.text) if end < 0 else end) - self.i)
+        span = self.span_from(start)
         if self.words:
-            self.comment_in_command = (span, self.words[0].span.line)
+            self.comment_in_command = span
+            self.ending_comments.append(span)
+        elif self.pending_cutoff is not None:
+            self.carry = True
 
     def redirection(self) -> None:
-        if self.peek().isdigit():
+        while self.peek().isdigit():
             self.advance()
         if self.peek() == "<" and self.peek(1) == "<" and self.peek(2) != "<":
             self.advance(2)
@@ -160,9 +439,12 @@ class _Lexer:
                 self.advance()
             while self.at(" \t"):
                 self.advance()
-            delimiter = self.word(record=False)
+            delimiter = self.scan_text(_WORD_END)
             if delimiter:
                 self.heredocs.append((delimiter, strip))
+            return
+        if self.peek() in "<>" and self.peek(1) == "(":  # <(cmd): a process substitution is a word
+            self.word()
             return
         while self.at("<>&|"):
             self.advance()
@@ -179,183 +461,410 @@ class _Lexer:
                 if (line.lstrip("\t") if strip else line) == delimiter:
                     break
 
-    def word(self, record: bool = True) -> str:
-        start = (self.line, self.col)
+    def scan_text(self, stop: str) -> str:
+        """A word's text with quotes removed and nothing expanded (a here-document delimiter)."""
         parts: list[str] = []
-        split_at: list[int] = []  # parts that come from unquoted expansions: bash splits them at blanks
-        unknown: list[str] = []
+        while self.i < len(self.text) and self.peek() not in stop:
+            char = self.advance()
+            if char in "'\"":
+                end = self.text.find(char, self.i)
+                end = len(self.text) if end < 0 else end
+                parts.append(self.advance(end - self.i))
+                self.advance()
+            elif char == "\\":
+                parts.append(self.advance())
+            else:
+                parts.append(char)
+        return "".join(parts)
+
+    def scan(self, stop: str, unknown: list[str]) -> list[tuple[str, bool]]:
+        """One word's pieces up to an unquoted character of `stop`: (text, split by bash?) each."""
+        pieces: list[tuple[str, bool]] = []
         while self.i < len(self.text):
             char = self.peek()
-            if char in " \t\r\n;&|()<>":
+            if char in "<>" and self.peek(1) == "(":  # <(cmd) / >(cmd): a file name nobody knows
+                start = self.i
+                self.advance()
+                self.skip_balanced("(", ")")
+                written = self.text[start : self.i]
+                unknown.append(written)
+                pieces.append((written, False))
+                continue
+            if char in stop:
                 break
             if char == "\\":
                 if self.peek(1) == "\n":
                     self.advance(2)
                     continue
                 self.advance()
-                parts.append(self.advance())
+                pieces.append((self.advance(), False))
             elif char == "'":
                 self.advance()
-                while self.i < len(self.text) and self.peek() != "'":
-                    parts.append(self.advance())
+                end = self.text.find("'", self.i)
+                end = len(self.text) if end < 0 else end
+                pieces.append((self.advance(end - self.i), False))
                 self.advance()
             elif char == '"':
                 self.advance()
-                while self.i < len(self.text) and self.peek() != '"':
-                    if self.peek() == "\\" and self.at('"\\$`\n', 1):
-                        self.advance()
-                        escaped = self.advance()
-                        parts.append("" if escaped == "\n" else escaped)
-                    elif self.at("$`"):
-                        parts.append(self.expansion(unknown))
-                    else:
-                        parts.append(self.advance())
+                pieces.extend(self.double_quoted(unknown))
+            elif char == "$" and self.peek(1) == "'":
+                self.advance()
+                pieces.append((self.ansi_c(), False))
+            elif char == "$" and self.peek(1) == '"':
                 self.advance()
             elif char in "$`":
-                split_at.append(len(parts))
-                parts.append(self.expansion(unknown))
+                pieces.extend(self.expansion(unknown, quoted=False))
             else:
-                parts.append(self.advance())
-        text = "".join(parts)
-        if not record:
-            return text
-        span = Span(start[0], start[1], self.line, self.col)
+                end = self.i + 1
+                while end < len(self.text) and self.text[end] not in stop and self.text[end] not in "\\'\"$`<>":
+                    end += 1
+                pieces.append((self.advance(end - self.i), True))
+        return pieces
+
+    def double_quoted(self, unknown: list[str]) -> list[tuple[str, bool]]:
+        pieces: list[tuple[str, bool]] = []
+        while self.i < len(self.text) and self.peek() != '"':
+            if self.peek() == "\\" and self.at('"\\$`\n', 1):
+                self.advance()
+                escaped = self.advance()
+                pieces.append(("" if escaped == "\n" else escaped, False))
+            elif self.at("$`"):
+                pieces.extend(self.expansion(unknown, quoted=True))
+            else:
+                end = self.i + 1
+                while end < len(self.text) and self.text[end] not in '"\\$`':
+                    end += 1
+                pieces.append((self.advance(end - self.i), False))
+        self.advance()
+        return pieces or [("", False)]
+
+    def ansi_c(self) -> str:
+        """$'...' with its backslash escapes."""
+        self.advance()  # '
+        out: list[str] = []
+        escapes = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "'": "'", '"': '"', "a": "\a", "e": "\x1b"}
+        while self.i < len(self.text) and self.peek() != "'":
+            char = self.advance()
+            if char == "\\" and self.i < len(self.text):
+                escaped = self.advance()
+                out.append(escapes.get(escaped, "\\" + escaped))
+            else:
+                out.append(char)
+        self.advance()
+        return "".join(out)
+
+    def word(self) -> None:
+        start = self.pos()
+        unknown: list[str] = []
+        assignment = _NAME.match(self.text, self.i)
+        if assignment and self.text.startswith(("=(", "+=("), assignment.end()) and not self.in_test:
+            self.array_assignment(assignment.group(0), start)
+            return
+        before = self.i
+        pieces = self.scan(_WORD_END, unknown)
+        if self.i == before:  # a character no rule above takes: step over it
+            self.advance()
+            return
+        span = self.span_from(start)
         if self.skip_next:
             self.skip_next = False
-            return text
-        fields = _split_fields(parts, split_at)
+            return
+        fields = _split_fields(pieces)
         if len(fields) == 1:
-            self.add_word(Word(text, span, tuple(unknown)))
-        for field in fields if len(fields) > 1 else ():
+            self.add_word(Word(fields[0], span, tuple(unknown)))
+            return
+        for field in fields:
             # a name written in the field stays with it; a value known only on some paths taints all
             mine = tuple(u for u in unknown if u in field or not any(u in f for f in fields))
             self.add_word(Word(field, span, mine))
-        return text
 
-    def expansion(self, unknown: list[str]) -> str:
+    def array_assignment(self, name: str, start: tuple[int, int]) -> None:
+        """`NAME=(a b "c d")` / `NAME+=(...)`: the elements as words (comments and newlines allowed)."""
+        append = self.text.startswith("+=", self.i + len(name))
+        self.advance(len(name) + (3 if append else 2))
+        elements: list[Word] = []
+        while self.i < len(self.text) and self.peek() != ")":
+            char = self.peek()
+            if char in " \t\r\n":
+                self.advance()
+            elif char == "\\" and self.peek(1) == "\n":
+                self.advance(2)
+            elif char == "#":
+                end = self.text.find("\n", self.i)
+                self.advance((len(self.text) if end < 0 else end) - self.i)
+            else:
+                element_start = self.pos()
+                unknown: list[str] = []
+                before = self.i
+                pieces = self.scan(" \t\r\n)", unknown)
+                if self.i == before:
+                    self.advance()
+                    continue
+                span = self.span_from(element_start)
+                for field in _split_fields(pieces):
+                    if len(elements) < _MAX_ARRAY:
+                        elements.append(Word(field, span, tuple(unknown)))
+        self.advance()
+        span = self.span_from(start)
+        self.add_word(Word(f"{name}{'+' if append else ''}=", span, (), tuple(elements)))
+
+    # Expansions --------------------------------------------------------------------------------
+    def expansion(self, unknown: list[str], quoted: bool) -> list[tuple[str, bool]]:
+        """`$...` or a backquote at the cursor as pieces (text, split by bash?); "\\x00" separates
+        the elements of an array."""
+        split = not quoted
         start = self.i
         if self.peek() == "`":
             self.advance()
             while self.i < len(self.text) and self.peek() != "`":
-                self.advance()
+                self.advance(2 if self.peek() == "\\" else 1)
             self.advance()
             unknown.append(self.text[start : self.i])
-            return self.text[start : self.i]
+            return [(self.text[start : self.i], False)]
         self.advance()  # $
         char = self.peek()
         if char == "(":
-            depth = 0
-            while self.i < len(self.text):
-                current = self.advance()
-                depth += {"(": 1, ")": -1}.get(current, 0)
-                if depth == 0:
-                    break
+            arithmetic = self.peek(1) == "("
+            self.skip_balanced("(", ")")
             written = self.text[start : self.i]
-            value = self.arithmetic(written)
+            value = self.arithmetic(written) if arithmetic else None
             if value is None:
                 unknown.append(written)
-                return written
-            return value
+                return [(written, False)]
+            return [(value, split)]
         if char == "{":
-            close = self.text.find("}", self.i)
-            if close < 0:
-                return self.advance()
-            inner = self.text[self.i + 1 : close]
-            self.advance(close - self.i + 1)
-            return self.braced(inner, unknown)
+            inner = self.braced_text()
+            return self.braced(inner, unknown, quoted)
         match = _NAME.match(self.text, self.i)
         if match:
             self.advance(match.end() - self.i)
-            return self.lookup(match.group(0), unknown)
+            return [(self.lookup(match.group(0), unknown), split)]
         if char and (char.isdigit() or char in "@*#?$!-"):
             self.advance()
             unknown.append("$" + char)
-            return "$" + char
-        return "$"
+            return [("$" + char, False)]
+        return [("$", False)]
 
-    def braced(self, inner: str, unknown: list[str]) -> str:
-        match = re.match(r"^([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])(.*))?$", inner, re.S)
-        if not match:
-            unknown.append("${" + inner + "}")
-            return "${" + inner + "}"
-        name, operator, default = match.groups()
+    def braced_text(self) -> str:
+        """The text between `${` and its `}`, past nested `${...}`, `$(...)` and quotes."""
+        self.advance()  # {
+        begin = self.i
+        depth = 1
+        while self.i < len(self.text):
+            char = self.peek()
+            if char == "\\":
+                self.advance(2)
+            elif char in "'\"":
+                self.skip_quoted(char)
+            elif char == "$" and self.peek(1) == "(":
+                self.advance()
+                self.skip_balanced("(", ")")
+            elif char == "$" and self.peek(1) == "{":
+                self.advance(2)
+                depth += 1
+            elif char == "}":
+                depth -= 1
+                if depth == 0:
+                    inner = self.text[begin : self.i]
+                    self.advance()
+                    return inner
+                self.advance()
+            else:
+                self.advance()
+        return self.text[begin : self.i]
+
+    def braced(self, inner: str, unknown: list[str], quoted: bool) -> list[tuple[str, bool]]:
+        split = not quoted
+        written = "${" + inner + "}"
+        opaque = [(written, False)]
+        if inner.startswith("#"):  # ${#NAME}: length; ${#NAME[@]}: number of elements
+            match = re.fullmatch(r"#([A-Za-z_]\w*)(\[[@*]\])?", inner)
+            if match and match.group(2) and match.group(1) in self.arrays:
+                return [(str(len(self.arrays[match.group(1)])), split)]
+            if match and not match.group(2):
+                value = self.variables.get(match.group(1))
+                if value is not None and value.known:
+                    return [(str(len(value.text)), split)]
+            unknown.append(written)
+            return opaque
+        match = re.match(r"([A-Za-z_][A-Za-z0-9_]*)(\[[^\]]*\])?", inner)
+        if match is None:  # ${!NAME}, ${@:2}, ${1}: not known statically
+            unknown.append(written)
+            return opaque
+        name, subscript = match.group(1), match.group(2)
+        rest = inner[match.end() :]
+        if subscript is not None:
+            return [(self.element(name, subscript[1:-1], rest, written, unknown, quoted), split)]
+        operator = re.match(r":?[-=+?]", rest)
+        if rest and operator is None:  # ${A#x}, ${A/x/y}, ${A:0:2}, ${A^^}: pattern operations
+            unknown.append(written)
+            return opaque
+        if operator is None:
+            return [(self.lookup(name, unknown), split)]
+        op, argument = operator.group(0), rest[operator.end() :]
         known = self.variables.get(name)
-        empty = known is not None and known.known and known.text == "" and bool(operator) and operator.startswith(":")
-        if operator and (known is None or empty):
-            # ${VAR:-default}: the default applies unless VAR is set (from the caller's environment
-            # it may be; launch scripts use this form for their defaults, so the default is taken).
-            return self.expand_text(default or "", unknown)
-        return self.lookup(name, unknown)
+        if known is None and self.arrays.get(name):
+            known = self.arrays[name][0]
+        empty = known is not None and known.known and known.text == ""
+        use_word = known is None or (empty and op.startswith(":"))
+        if op.endswith("+"):  # ${A:+word}: the word when A is set (and not empty)
+            if known is not None and not known.known:
+                unknown.extend(known.unknown)
+                return opaque
+            return [] if use_word else self.fragment(argument, unknown, quoted)
+        if op.endswith("?") or not use_word:
+            return [(self.lookup(name, unknown), split)]
+        # ${VAR:-default}: the default applies unless VAR is set (from the caller's environment it
+        # may be; launch scripts use this form for their defaults, so the default is taken).
+        pieces = self.fragment(argument, unknown, quoted)
+        if op.endswith("="):
+            value = Word("".join(text for text, _ in pieces), Span.point(*self.pos()))
+            self.variables[name] = self.conditional(name, value)
+        return pieces
 
-    def expand_text(self, text: str, unknown: list[str]) -> str:
-        def replace(match: re.Match[str]) -> str:
-            return self.lookup(match.group(1) or match.group(2), unknown)
+    def element(self, name: str, index: str, rest: str, written: str, unknown: list[str], quoted: bool) -> str:
+        """${A[@]}, ${A[*]}, ${A[2]}: elements of an array set in the script."""
+        elements = self.arrays.get(name)
+        if elements is None or rest:
+            if elements is None and name in self.variables and index in ("0", "@", "*") and not rest:
+                return self.lookup(name, unknown)
+            unknown.append(written)
+            return written
+        for element in elements:
+            unknown.extend(element.unknown)
+            self.budget[0] -= len(element.text) + 1
+        if self.budget[0] < 0:
+            unknown.append(written)
+            return written
+        if index in ("@", "*"):
+            separator = " " if index == "*" and quoted else _SEP
+            return separator.join(e.text for e in elements)
+        if re.fullmatch(r"-?\d{1,6}", index) and -len(elements) <= int(index) < len(elements):
+            return elements[int(index)].text
+        unknown.append(written)
+        return written
 
-        return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)", replace, text)
+    def fragment(self, text: str, unknown: list[str], quoted: bool) -> list[tuple[str, bool]]:
+        """The word of `${A:-word}` as pieces: its quotes removed and its own expansions done."""
+        if self.level >= _MAX_NESTING:
+            unknown.append("${...}")
+            return [(text, False)]
+        inner = _Lexer(text, self.variables, self.arrays, self.pos(), self.level + 1, self.budget)
+        inner.depth = self.depth
+        pieces = inner.scan("", unknown)
+        return [(piece, split and not quoted) for piece, split in pieces]
 
     def lookup(self, name: str, unknown: list[str]) -> str:
         word = self.variables.get(name)
-        if word is None:
+        if word is None and self.arrays.get(name):
+            word = self.arrays[name][0]
+        if word is not None:
+            self.budget[0] -= len(word.text)
+        if word is None or self.budget[0] < 0:
             unknown.append(name)
             return "$" + name
         unknown.extend(word.unknown)
         return word.text
 
     def arithmetic(self, written: str) -> str | None:
-        """$((...)) with integers and known variables only."""
-        if not (written.startswith("$((") and written.endswith("))")):
+        """$((...)) with integers and known variables only, evaluated as bash does (64-bit)."""
+        if not (written.startswith("$((") and written.endswith("))")) or self.level >= _MAX_NESTING:
             return None
-        expression = written[3:-2]
         missing: list[str] = []
-        expanded = self.expand_text(expression, missing)
-        expanded = re.sub(r"\b([A-Za-z_][A-Za-z0-9_]*)\b", lambda m: self.lookup(m.group(1), missing), expanded)
-        if missing or not re.fullmatch(r"[\d\s+\-*/%()]+", expanded):
+        expanded = "".join(text for text, _ in self.fragment(written[3:-2], missing, quoted=True))
+        if missing:
             return None
-        try:
-            return str(int(eval(expanded.replace("/", "//"), {"__builtins__": {}}, {})))
-        except (SyntaxError, ZeroDivisionError, ValueError):
-            return None
+        names: dict[str, int | None] = {}
+        for name in set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expanded)):
+            word = self.variables.get(name)
+            text = word.text.strip() if word is not None and word.known else ""
+            names[name] = _wrap64(int(text)) if re.fullmatch(r"-?\d{1,19}", text) else None
+        value = _Arithmetic.evaluate(expanded, names)
+        return None if value is None else str(value)
 
     def conditional(self, name: str, value: Word) -> Word:
         """A value assigned inside `if`/`case`/a loop holds only on some paths: not known statically."""
+        if len(value.text) > _MAX_VALUE:
+            value = value._replace(text=value.text[:_MAX_VALUE], unknown=(*value.unknown, name))
         if self.depth == 0:
             return value
         return value._replace(unknown=(*value.unknown, name) if name not in value.unknown else value.unknown)
 
     def add_word(self, word: Word) -> None:
         self.words.append(word)
+        self.continued = False
+        if word.text == "]]" and self.in_test:
+            self.in_test = False
+        elif word.text == "[[" and all(w.text in _KEYWORDS for w in self.words[:-1]):
+            self.in_test = True
+        elif len(self.words) == 3 and self.words[0].text == "case" and word.text == "in":
+            self.words = []
+            self.cases += 1
+            self.depth += 1
+            self.expect_pattern = True
+
+    def assign(self, name: str, value: Word) -> None:
+        """NAME=value, NAME+=value, NAME=(...) and NAME+=(...) for the rest of the script."""
+        append = value.text.endswith("+=") if value.array is not None else False
+        if value.array is not None:
+            elements = [self.conditional(name, e) for e in value.array]
+            if append:
+                elements = (self.arrays.get(name) or []) + elements
+            self.arrays[name] = elements[:_MAX_ARRAY]
+            self.variables.pop(name, None)
+            return
+        self.arrays.pop(name, None)
+        self.variables[name] = self.conditional(name, value)
 
     def end_command(self, background: bool = False) -> None:
         words, self.words = self.words, []
+        self.in_test = False
+        self.continued = False
+        cut = self.pending_cutoff
+        self.pending_cutoff = None
+        if not words and cut is not None and self.carry:  # only a comment on this line: still cut
+            self.pending_cutoff, self.carry = cut, False
+            return
+        self.carry = False
         if self.comment_in_command is not None:
-            # `# ...` inside a continued command ends it at that line; flags that follow are cut off.
-            self.pending_cutoff, self.comment_in_command = self.comment_in_command, None
-        elif self.pending_cutoff is not None and words:
-            comment, command_line = self.pending_cutoff
-            self.pending_cutoff = None
-            if words[0].text.startswith("-"):
-                self.cutoffs.append(CutOff(comment, command_line, tuple(words)))
-                return
+            # `# ...` inside a command ends it at that line; words on the next line are a new command.
+            self.pending_cutoff = (self.comment_in_command, -1)
+            self.comment_in_command = None
+        elif cut is not None and words and cut[1] > 0 and _continues(words[0].text):
+            self.cutoffs.append(CutOff(cut[0], cut[1], tuple(words)))
+            return
         while words and words[0].text in _KEYWORDS:
             if words[0].text in ("if", "while", "until"):
                 self.depth += 1
             words = words[1:]
-        if words and words[0].text in ("for", "case"):
-            self.depth += 1
-        if words and words[0].text in ("fi", "done", "esac"):
+        if words and words[0].text in _HEADERS:
+            if words[0].text != "function":
+                self.depth += 1
+            return
+        if words and words[0].text in ("fi", "done"):
             self.depth = max(self.depth - 1, 0)
-        if not words or words[0].text in _ENDS:
+        if words and words[0].text == "esac" and self.cases:
+            self.cases -= 1
+            self.depth = max(self.depth - 1, 0)
+            self.expect_pattern = False
+        if not words or words[0].text in _ENDS or words[0].text in _TESTS:
             return
         prefixes: list[tuple[str, Word]] = []
         while words:
             match = _ASSIGNMENT.match(words[0].text)
             if not match:
                 break
-            prefixes.append((match.group(1), words[0]._replace(text=match.group(2))))
+            value = words[0]._replace(text=match.group(3))
+            if value.array is not None:
+                value = value._replace(text="+=" if match.group(2) else "=")
+            elif match.group(2) and match.group(1) in self.variables:
+                previous = self.variables[match.group(1)]
+                value = value._replace(text=previous.text + value.text, unknown=previous.unknown + value.unknown)
+            prefixes.append((match.group(1), value))
             words = words[1:]
         if not words:  # VAR=value on its own: a shell variable for the rest of the script
             for name, value in prefixes:
-                self.variables[name] = self.conditional(name, value)
+                self.assign(name, value)
             return
         if words[0].text in ("export", "declare", "typeset", "readonly", "local"):
             self.declare(words[1:], exported=words[0].text == "export" or any(w.text == "-x" for w in words))
@@ -363,6 +872,7 @@ class _Lexer:
         if words[0].text == "unset":
             for word in words[1:]:
                 self.variables.pop(word.text, None)
+                self.arrays.pop(word.text, None)
                 self.exported.discard(word.text)
             return
         if words[0].text == "env":
@@ -370,12 +880,34 @@ class _Lexer:
             while words and _ASSIGNMENT.match(words[0].text):
                 match = _ASSIGNMENT.match(words[0].text)
                 assert match is not None
-                prefixes.append((match.group(1), words[0]._replace(text=match.group(2))))
+                prefixes.append((match.group(1), words[0]._replace(text=match.group(3))))
                 words = words[1:]
         env = {name: self.variables[name] for name in self.exported if name in self.variables}
         env.update(prefixes)
         if words:
-            self.commands.append(Command(tuple(words), env, tuple(prefixes), words[0].span.line, background))
+            command = Command(tuple(words), env, tuple(prefixes), words[0].span.line, background, self.level > 0)
+            self.commands.append(command)
+            if self.pending_cutoff is not None:
+                self.pending_cutoff = (self.pending_cutoff[0], command.line)
+            self.shell_string(command)
+
+    def shell_string(self, command: Command) -> None:
+        """`bash -c '...'`: the commands of the string, as if written in the script."""
+        words = command.words
+        name = words[0].text.rsplit("/", 1)[-1]
+        if name not in _SHELLS or len(words) < 3 or self.level >= _MAX_NESTING:
+            return
+        flag = next((i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-z]*c[a-z]*", w.text)), None)
+        if flag is None or flag + 1 >= len(words) or not words[flag + 1].known:
+            return
+        string = words[flag + 1]
+        origin = (string.span.line, string.span.column + 1)
+        exported = {name: self.variables[name] for name in self.exported if name in self.variables}
+        inner = _Lexer(string.text, exported, {}, origin, self.level + 1, self.budget)
+        inner.exported = set(self.exported)
+        inner.run()
+        self.commands.extend(c._replace(inner=True) for c in inner.commands)
+        self.cutoffs.extend(inner.cutoffs)
 
     def declare(self, words: tuple[Word, ...] | list[Word], exported: bool) -> None:
         for word in words:
@@ -384,15 +916,27 @@ class _Lexer:
             match = _ASSIGNMENT.match(word.text)
             name = match.group(1) if match else word.text
             if match:
-                self.variables[name] = self.conditional(name, word._replace(text=match.group(2)))
+                value = word._replace(text=match.group(3))
+                if value.array is not None:
+                    value = value._replace(text="+=" if match.group(2) else "=")
+                self.assign(name, value)
             if exported:
                 self.exported.add(name)
 
 
+def _continues(first: str) -> bool:
+    """Whether a line after a comment reads as the rest of the command it cut: a flag, or a Hydra
+    override (`trainer.nnodes=2`, `+a.b=1`), which no command is named like."""
+    if first.startswith("-") and first != "-":
+        return True
+    key, equals, _ = first.partition("=")
+    return bool(equals) and re.fullmatch(r"[+~]{0,2}[A-Za-z_][\w\-]*(?:[./][\w\-]+)+", key) is not None
+
+
 def parse(text: str, path: str) -> Script:
-    lexer = _Lexer(text)
+    lexer = _Lexer(text.replace(_SEP, ""))
     lexer.run()
-    return Script(path, text, lexer.commands, lexer.cutoffs)
+    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments))
 
 
 def looks_like_shell(text: str) -> bool:
