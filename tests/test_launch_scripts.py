@@ -69,6 +69,82 @@ def test_comment_cut_off_is_found_only_when_flags_follow():
     assert trailing.cutoffs == []
 
 
+def words_of(text: str) -> list[list[str]]:
+    return [[w.text for w in c.words] for c in parse(text, "s.sh").commands]
+
+
+def test_quoted_and_nested_defaults_do_not_hide_the_rest_of_the_script():
+    text = 'MODEL=${MODEL:-"${HOME}/models/x"}\nN=${A:-${B:-2}}\nrun --model "$MODEL" --n $N\n'
+    (command,) = parse(text, "s.sh").commands
+    assert [w.text for w in command.words] == ["run", "--model", "$HOME/models/x", "--n", "2"]
+    assert command.words[2].unknown == ("HOME",) and command.words[4].known
+
+
+def test_unquoted_variables_split_and_assignments_do_not():
+    text = 'CONFIG="a.b=1 c.d=2"\nWHOLE=$CONFIG\nrun $CONFIG "$CONFIG" $WHOLE\n'
+    assert words_of(text) == [["run", "a.b=1", "c.d=2", "a.b=1 c.d=2", "a.b=1", "c.d=2"]]
+    assert words_of('EMPTY=\nrun --a $EMPTY --b ""\n') == [["run", "--a", "--b", ""]]
+
+
+def test_bash_arrays_expand_to_their_elements():
+    text = 'ARGS=(a.b=1 "c d" # a comment\n  e=$X)\nARGS+=(f)\nrun "${ARGS[@]}" ${#ARGS[@]} "${ARGS[1]}"\n'
+    (command,) = parse(text, "s.sh").commands
+    assert [w.text for w in command.words] == ["run", "a.b=1", "c d", "e=$X", "f", "4", "c d"]
+    assert command.words[3].unknown == ("X",) and command.words[1].known
+
+
+def test_arithmetic_is_bash_arithmetic_without_eval():
+    assert words_of("A=6\nrun $((A * 2 ** 3 / 5)) $(( -7 / 2 )) $((1 << 70)) $((2 ** 2 ** 100)) $((1/0))\n") == [
+        ["run", "9", "-3", "64", "1", "$((1/0))"]  # as bash 5 prints them
+    ]
+    assert words_of("run $((__import__('os')))\n") == [["run", "$((__import__('os')))"]]
+
+
+def test_case_patterns_functions_tests_and_bash_c():
+    text = (
+        "case $MODE in\n  a|b) X=1 ;;\n  *) X=2 ;;\nesac\nf() { echo in; }\n"
+        "[[ -n $X && -z $Y ]] && run --x $X\nbash -c 'swift rlhf --rlhf_type grpo'\n"
+    )
+    commands = parse(text, "s.sh").commands
+    assert [[w.text for w in c.words] for c in commands] == [
+        ["echo", "in"], ["run", "--x", "2"], ["bash", "-c", "swift rlhf --rlhf_type grpo"],
+        ["swift", "rlhf", "--rlhf_type", "grpo"],
+    ]  # fmt: skip
+    assert commands[1].words[2].unknown == ("X",)  # set inside `case`: not known statically
+    assert commands[3].inner and commands[3].line == 7
+
+
+def test_cut_off_hydra_overrides_and_commands_with_their_environment_on_another_line():
+    verl = "python3 -m verl.trainer.main_ppo \\\n  a.b=1 \\\n  # c.d=2 \\\n  # e.f=3 \\\n  trainer.nnodes=2\n"
+    (cut,) = parse(verl, "s.sh").cutoffs
+    assert [w.text for w in cut.lost] == ["trainer.nnodes=2"] and cut.command_line == 1
+    swift = "NPROC_PER_NODE=4 \\\nswift rlhf \\\n  --a 1 \\\n  # --b 2 \\\n  --c 3\n"
+    (cut,) = parse(swift, "s.sh").cutoffs
+    assert cut.command_line == 2 and [w.text for w in cut.lost] == ["--c", "3"]
+    # A comment after a finished command, then an ordinary command, is no cut-off.
+    assert parse("run --a 1  # note\necho b=c\n", "s.sh").cutoffs == []
+
+
+def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():
+    text = (
+        "NPROC_PER_NODE=4 \\\nswift rlhf \\\n  --rlhf_type grpo \\\n  --per_device_train_batch_size 3 \\\n"
+        "  # --num_generations 4 \\\n  --num_generations 6\n"
+    )
+    found = {d.code: d for d in script(text).diagnostics}
+    assert "GRPO501" in found and found["GRPO501"].span.line == 5
+    assert "--num_generations" in found["GRPO501"].message
+    group = next(d for code, d in found.items() if code.startswith("GRPO1"))
+    assert "words after the comment on line 5 are not part of it" in group.message
+    fixed = text.replace("  # --num_generations 4 \\\n", "")
+    assert [d.code for d in script(fixed).diagnostics] == []
+
+
+def test_unknown_values_name_what_the_script_wrote():
+    text = 'if [ -n "$BIG" ]; then N=8; else N=4; fi\nswift rlhf --rlhf_type grpo --num_generations ${N}\n'
+    (info,) = [d for d in script(text).diagnostics if d.code == "GRPO507"]
+    assert info.message.startswith("`${N}` depends on N")
+
+
 # World size from each launcher -----------------------------------------------------------------
 
 GRPO = "--rlhf_type grpo --per_device_train_batch_size 8 --num_generations 8"

@@ -57,7 +57,7 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
         launch = started.get(cut.command_line)
         if launch is None:
             continue
-        flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--")]
+        flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--") or _override(w.text)]
         listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
         program = " ".join(w.text for w in launch.command.words[:2])
         yield _diagnostic(
@@ -68,6 +68,12 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             cut.comment,
             "delete the commented-out line, or move it below the command",
         )
+
+
+def _override(text: str) -> bool:
+    """A Hydra override (`trainer.nnodes=2`, `+a.b=1`) rather than a value."""
+    key, equals, _ = text.partition("=")
+    return bool(equals) and "." in key and not key.startswith("-")
 
 
 def _visible(launch: Launch) -> list[str] | None:

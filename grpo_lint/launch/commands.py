@@ -37,6 +37,13 @@ _PYTHON_VALUE_OPTIONS = frozenset({"-W", "-X", "-c"})
 _TRL_GRPO_MODULES = ("trl.scripts.grpo", "trl.cli")
 # Trainers that place their own workers with Ray: the launcher's process count is not the world size.
 _RAY_TRAINERS = {"verl.trainer.main_ppo": "verl", "openrlhf.cli.train_ppo_ray": "openrlhf"}
+# Other verl trainers: the experimental ones (`verl.experimental.one_step_off_policy.main_ppo`,
+# `...fully_async_main`), recipes (`recipe.dapo.main_dapo`) and a repository's own `main_ppo_*.py`.
+# They compose their own Hydra config on top of ppo_trainer, so only their batch arithmetic is checked.
+_VERL_ENTRIES = re.compile(
+    r"^(verl\.[\w.]*\.(main_ppo\w*|fully_async_main)|recipe\.[\w.]+\.main_\w+)$"
+    r"|(^|/)(main_ppo\w*|fully_async_main|recipe/[\w/]+/main_\w+)\.py$"
+)
 _GRPO_FLAGS = frozenset({"--num_generations", "--num-generations", "--rlhf_type", "--generation_batch_size"})
 
 
@@ -53,6 +60,7 @@ class Launch(NamedTuple):
     visible_word: Word | None
     script: str | None = None  # the Python file the command runs, when it names one
     by_config: bool = False  # recognised only by `--config F`: a GRPO run if F is a GRPO config
+    entry: str | None = None  # a verl trainer other than verl.trainer.main_ppo, with its own config
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
@@ -163,6 +171,8 @@ def _program(
     for module, framework in _RAY_TRAINERS.items():
         if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
             return _launch(command, framework, "train", launcher, args, None, None)
+    if _VERL_ENTRIES.search(target_path):
+        return _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
     if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
         bypass = None
         if launcher == "python" and ("NPROC_PER_NODE" in command.env or "NNODES" in command.env):

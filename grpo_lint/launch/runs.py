@@ -153,6 +153,8 @@ def _verl_document(
     stem = name[: -len(".yaml")] if name and name.endswith(".yaml") else name
     document = Document(script.path, script.text, "hydra", {})
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
+    if launch.entry is not None and stem is None:
+        stem = f"the config of {launch.entry}"  # composed by that trainer: its own keys are not known
     context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", places)

@@ -425,7 +425,6 @@ class _Lexer:
         span = self.span_from(start)
         if self.words:
             self.comment_in_command = span
-            self.ending_comments.append(span)
         elif self.pending_cutoff is not None:
             self.carry = True
 
@@ -494,6 +493,8 @@ class _Lexer:
                 break
             if char == "\\":
                 if self.peek(1) == "\n":
+                    if self.peek(2) in stop:  # `word\` at a line end: the word ends here
+                        break
                     self.advance(2)
                     continue
                 self.advance()
@@ -569,7 +570,14 @@ class _Lexer:
         if self.skip_next:
             self.skip_next = False
             return
+        if assignment and self.text.startswith(("=", "+="), assignment.end()) and self.assignment_position():
+            # bash does not split the value of an assignment (`A=$B`, `export A=$B`)
+            text = "".join(text for text, _ in pieces).replace(_SEP, " ")
+            self.add_word(Word(text, span, tuple(unknown)))
+            return
         fields = _split_fields(pieces)
+        if not fields and unknown:  # a value set only on some paths may be empty or not: keep it
+            fields = [""]
         if len(fields) == 1:
             self.add_word(Word(fields[0], span, tuple(unknown)))
             return
@@ -577,6 +585,14 @@ class _Lexer:
             # a name written in the field stays with it; a value known only on some paths taints all
             mine = tuple(u for u in unknown if u in field or not any(u in f for f in fields))
             self.add_word(Word(field, span, mine))
+
+    def assignment_position(self) -> bool:
+        """Whether a NAME=value word here is an assignment: before the command name, or an argument
+        of a declaration builtin."""
+        words = [w.text for w in self.words if w.text not in _KEYWORDS]
+        if all(_ASSIGNMENT.match(w) for w in words):
+            return True
+        return words[0] in ("export", "declare", "typeset", "readonly", "local")
 
     def array_assignment(self, name: str, start: tuple[int, int]) -> None:
         """`NAME=(a b "c d")` / `NAME+=(...)`: the elements as words (comments and newlines allowed)."""
@@ -889,6 +905,7 @@ class _Lexer:
             self.commands.append(command)
             if self.pending_cutoff is not None:
                 self.pending_cutoff = (self.pending_cutoff[0], command.line)
+                self.ending_comments.append(self.pending_cutoff[0])
             self.shell_string(command)
 
     def shell_string(self, command: Command) -> None:

@@ -1,0 +1,193 @@
+"""The bash reader against a real bash parser (tree-sitter-bash, a test dependency only).
+
+For every shell script of the fixtures, the examples and the real repositories of ../shared/corpus
+(when present), both must agree on the commands (line, and each word as written), and on the
+comments that end a command. Scripts tree-sitter itself cannot parse are left out and counted.
+"""
+
+from __future__ import annotations
+
+import tarfile
+from collections import Counter
+from collections.abc import Iterator
+
+import pytest
+
+from grpo_lint.sources.shell import parse
+
+from .conftest import ROOT
+
+tree_sitter = pytest.importorskip("tree_sitter")
+tree_sitter_bash = pytest.importorskip("tree_sitter_bash")
+
+CORPUS = ROOT.parent / "shared" / "corpus" / "repos"
+_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
+# Inside these, bash runs nothing while reading the script (or another shell does, later).
+_OPAQUE = frozenset({
+    "command_substitution", "process_substitution", "heredoc_body", "arithmetic_expansion", "expansion",
+    "string", "raw_string", "ansi_c_string", "translated_string",
+})  # fmt: skip
+_WRAPPERS = frozenset({"nohup", "exec", "time", "!"})
+_STATEMENTS = frozenset({"command", "redirected_statement", "pipeline", "list"})
+
+
+def _parser():
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+# Where tree-sitter-bash (0.25) reads differently from bash itself, checked by hand:
+_TREE_SITTER_MISREADS = {
+    # `grep ^rc|awk ...`: tree-sitter joins the following lines into one command
+    "OpenRLHF+OpenRLHF/examples/scripts/nvidia_docker_install.sh",
+}
+# Words tree-sitter-bash leaves out although bash passes them: a lone `-` (`python - <<EOF`) and an
+# escaped blank (`\\ `, one argument holding a space).
+_DROPPED_BY_TREE_SITTER = frozenset({"-", "\\ "})
+
+
+def _normalise(words: list[str]) -> tuple[str, ...]:
+    """Both readers say `nohup python x` / `env A=1 python x` run python x."""
+    words = [w for w in words if w not in _DROPPED_BY_TREE_SITTER]
+    while words and words[0] in _WRAPPERS:
+        words = words[1:]
+    if words and words[0] == "env":
+        words = words[1:]
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            words = words[1:]
+    return tuple(words)
+
+
+def _glue(source: bytes, words) -> list[str]:
+    """Arguments with nothing between them are one word for bash (tree-sitter splits
+    `$A.$B` after `.$`)."""
+    texts: list[str] = []
+    previous_end = None
+    for word in words:
+        text = word.text.decode("utf-8", "replace")
+        if previous_end is not None and word.start_byte == previous_end:
+            texts[-1] += text
+        else:
+            texts.append(text)
+        previous_end = word.end_byte
+    return texts
+
+
+def _glued_to_assignment(node) -> bool:
+    """tree-sitter reads `A=$X/$Y/z` as an assignment followed by a command `Y/z` that starts where
+    the assignment ends; bash starts no command without a blank or a separator."""
+    name = node.child_by_field_name("name")
+    return name is not None and any(
+        child.type == "variable_assignment" and child.end_byte == name.start_byte for child in node.children
+    )
+
+
+def _has_error(node) -> bool:
+    return node.has_error
+
+
+def tree_sitter_view(source: bytes) -> tuple[Counter, set[int]] | None:
+    tree = _parser().parse(source)
+    if _has_error(tree.root_node):
+        return None
+    commands: Counter = Counter()
+    ending: set[int] = set()
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in _OPAQUE:
+            continue
+        if node.type == "command" and not _glued_to_assignment(node):
+            name = node.child_by_field_name("name")
+            if name is not None:
+                words = [name, *node.children_by_field_name("argument")]
+                texts = _normalise(_glue(source, words))
+                if texts and texts[0] not in ("[", "[[", "test"):
+                    commands[(name.start_point.row + 1, texts)] += 1
+        if node.type == "comment":
+            previous = node.prev_sibling
+            if previous is not None and previous.type in _STATEMENTS:
+                between = source[previous.end_byte : node.start_byte]
+                if previous.end_point.row == node.start_point.row or between.strip(b" \t") == b"\\\n":
+                    ending.add(node.start_point.row + 1)
+        stack.extend(node.children)
+    return commands, ending
+
+
+def grpo_lint_view(text: str) -> tuple[Counter, set[int]]:
+    script = parse(text, "script.sh")
+    lines = text.split("\n")
+
+    def written(span) -> str:
+        if span.line == span.end_line:
+            return lines[span.line - 1][span.column - 1 : span.end_column - 1]
+        first = lines[span.line - 1][span.column - 1 :]
+        middle = lines[span.line : span.end_line - 1]
+        return "\n".join([first, *middle, lines[span.end_line - 1][: span.end_column - 1]])
+
+    commands: Counter = Counter()
+    groups = [(c.line, c.words) for c in script.commands if not c.inner]
+    groups += [(cut.lost[0].span.line, cut.lost) for cut in script.cutoffs]
+    for line, words in groups:
+        spans = list(dict.fromkeys(w.span for w in words))  # a word split in several keeps one span
+        commands[(line, _normalise([written(s) for s in spans]))] += 1
+    return commands, {span.line for span in script.ending_comments}
+
+
+def _scripts() -> Iterator[tuple[str, bytes]]:
+    for base in (ROOT / "tests" / "fixtures", ROOT / "examples"):
+        for path in sorted(base.rglob("*")):
+            if path.suffix in _SUFFIXES and path.is_file():
+                yield str(path.relative_to(ROOT)), path.read_bytes()
+    if CORPUS.is_dir():
+        for archive in sorted(CORPUS.glob("*.tar.gz")):
+            with tarfile.open(archive) as tar:
+                for member in tar:
+                    if member.isfile() and member.name.endswith(_SUFFIXES) and member.size < 1_000_000:
+                        handle = tar.extractfile(member)
+                        if handle is not None:
+                            yield f"{archive.name}:{member.name}", handle.read()
+
+
+def compare(source: bytes) -> list[str] | None:
+    """What the two readers disagree on, or None when tree-sitter cannot parse the script."""
+    expected = tree_sitter_view(source)
+    if expected is None:
+        return None
+    text = source.decode("utf-8", "replace").replace("\r\n", "\n")
+    commands, ending = grpo_lint_view(text)
+    problems = [f"only tree-sitter: {c}" for c in expected[0] - commands]
+    problems += [f"only grpo-lint: {c}" for c in commands - expected[0]]
+    problems += [f"comment ending a command, line {n}: only tree-sitter" for n in expected[1] - ending]
+    problems += [f"comment ending a command, line {n}: only grpo-lint" for n in ending - expected[1]]
+    return problems
+
+
+def test_bash_reader_agrees_with_tree_sitter_bash():
+    scripts = list(_scripts())
+    assert len(scripts) >= 10
+    compared, disagreements = 0, {}
+    for name, source in scripts:
+        if name.partition(":")[2] in _TREE_SITTER_MISREADS:
+            continue
+        problems = compare(source)
+        if problems is None:
+            continue
+        compared += 1
+        if problems:
+            disagreements[name] = problems[:6]
+    assert compared >= 0.9 * len(scripts), f"tree-sitter parsed only {compared} of {len(scripts)} scripts"
+    assert not disagreements, "\n".join(f"{name}: {p}" for name, p in list(disagreements.items())[:20])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'MODEL=${MODEL:-"${HOME}/models/x"}\npython3 -m verl.trainer.main_ppo a.b=$MODEL \\\n  c.d=1\n',
+        'ARGS=(a=1 "b c")\nrun "${ARGS[@]}" ${ARGS[*]}\n',
+        "case $x in\n  a|b) echo a ;;\n  *) echo b ;;\nesac\nf() { echo in; }\n[[ -z $x && -n $y ]] && run\n",
+        "cmd \\\n  --a 1 \\\n  # --b 2 \\\n  --c 3\nbash -c 'echo hi'\n",
+        "cat <<-EOF\n\tswift rlhf\n\tEOF\nfor ((i=0; i<3; i++)); do echo $i; done\necho $((1 << 3)) &> log\n",
+    ],
+)
+def test_small_scripts_agree(text: str):
+    assert compare(text.encode()) == []
