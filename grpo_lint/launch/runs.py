@@ -170,8 +170,54 @@ def _verl_document(
                 document.entries.update(base)
                 context = context._replace(file_keys=frozenset(base), file_path=str(found), flavour=flavour)
     document.entries.update(overrides.entries)
-    document.hydra = context
+    # Hydra rejects an unknown key whatever its value: keys with unknown values are still checked.
+    unresolved = tuple((path, overrides.entries[path]) for path in overrides.unresolved if path in overrides.entries)
+    document.hydra = context._replace(unresolved=unresolved)
+    result.problems.extend(_grammar_problems(launch, script))
     return document, overrides.unresolved
+
+
+def _grammar_problems(launch: Launch, script: Script) -> list[Diagnostic]:
+    """Words Hydra cannot parse as overrides: it stops before verl starts (OverrideParseException)."""
+    from grpo_lint.sources.hydra_grammar import override_error
+
+    found: list[Diagnostic] = []
+    lines = script.text.split("\n")
+    words = iter(launch.args)
+    for word in words:
+        if word.text.startswith("-"):
+            if word.text in _HYDRA_VALUE_FLAGS:
+                next(words, None)  # its value
+            continue
+        if word.unknown:
+            continue
+        error = override_error(word.text)
+        if error is None:
+            continue
+        message, offset = error
+        line, column = word.span.line, word.span.column
+        at = word.span  # the whole word, unless it is written as Hydra reads it (no quotes to shift columns)
+        if line == word.span.end_line and lines[line - 1][column - 1 : word.span.end_column - 1] == word.text:
+            at = Span(line, column + offset, line, column + offset + 1)
+        found.append(
+            Diagnostic(
+                "GRPO001",
+                Severity.ERROR,
+                f"Hydra cannot parse the override `{word.text}`: {message}. verl stops before it starts "
+                "(hydra.errors.OverrideParseException).",
+                "",
+                at,
+                fix="quote the value for Hydra (key='value'), or remove the stray characters",
+            )
+        )
+    return found
+
+
+# Hydra's own flags that take a value (hydra 1.3 `get_args_parser`).
+_HYDRA_VALUE_FLAGS = frozenset({
+    "--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd", "--cfg", "-c", "--package", "-p",
+    "--experimental-rerun", "--info", "-i",
+})  # fmt: skip
 
 
 def _launcher_world(launch: Launch, file_entries: dict[str, Entry], unresolved: dict[str, Word]) -> Setting | None:

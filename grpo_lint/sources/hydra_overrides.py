@@ -38,6 +38,7 @@ class HydraContext(NamedTuple):
     file_path: str | None  # that config file
     flavour: str | None  # "fsdp" or "megatron" when the base config decides it
     opaque: bool = False  # words that may hold further overrides (a bash array, $(...)): absence proves nothing
+    unresolved: tuple[tuple[str, Entry], ...] = ()  # overrides whose value is unknown: their keys still count
 
 
 def parse_value(text: str) -> Any:

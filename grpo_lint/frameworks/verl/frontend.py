@@ -192,7 +192,7 @@ def _key_findings(
     """Overrides of keys this release lacks (Hydra stops), `+key` on a key it has (Hydra stops too)."""
     specs = table.at(version)
     findings: list[KeyFinding] = []
-    for path, entry in document.entries.items():
+    for path, entry in {**document.entries, **dict(context.unresolved)}.items():
         prefix = context.prefixes.get(path, "")
         from_file = document.format != "hydra" or entry.key_span.path is not None
         known = path in specs or (path in context.file_keys and not from_file)
