@@ -361,3 +361,79 @@ def test_framework_flag_accepts_verl_for_a_yaml_without_sections(tmp_path):
     result = run_cli(str(config), "--framework", "verl", "--format", "json")
     assert [d["code"] for d in json.loads(result.stdout)["diagnostics"]] == ["GRPO101"]
     assert result.returncode == 0  # a warning: verl accepts it
+
+
+# verl YAML read as verl and Hydra read it -------------------------------------------------------
+
+_BASE_YAML = """\
+algorithm:
+  adv_estimator: grpo
+actor_rollout_ref:
+  actor:
+    ppo_mini_batch_size: 32
+    ppo_micro_batch_size_per_gpu: 4
+  rollout:
+    name: vllm
+    n: 4
+    log_prob_micro_batch_size_per_gpu: 4
+  ref:
+    log_prob_micro_batch_size_per_gpu: 4
+"""
+
+
+def yaml_diagnostics(extra: str, target: str = "--target verl==0.9.1"):
+    return lint(_BASE_YAML + extra, target, "verl.yaml")
+
+
+def test_target_keys_free_form_mappings_and_named_entries_are_valid():
+    extra = (
+        "  _target_: verl.workers.config.ActorRolloutRefConfig\n"
+        "  model:\n    override_config:\n      attention_dropout: 0.1\n"
+        "data:\n  train_files: [a.parquet, b.parquet]\n  val_files: null\n"
+        "  apply_chat_template_kwargs:\n    enable_thinking: false\n"
+        "distillation:\n  teacher_models:\n    my_teacher:\n      model_path: /models/t\n"
+    )
+    assert [d.code for d in yaml_diagnostics(extra)] == []
+
+
+def test_a_near_miss_in_a_yaml_file_names_the_key_and_other_additions_are_one_info():
+    found = yaml_diagnostics("trainer:\n  n_gpus_per_nod: 8\n  my_own_setting: 3\n  my_other: 4\n")
+    near, added = sorted(found, key=lambda d: d.severity, reverse=True)
+    assert (near.code, near.severity.label) == ("GRPO002", "warning")
+    assert "did you mean `trainer.n_gpus_per_node`" in near.message and "nothing reads it" not in near.message
+    assert (added.code, added.severity.label) == ("GRPO002", "info")
+    assert "`trainer.my_own_setting`, `trainer.my_other` are not in verl 0.9.1" in added.message
+
+
+def test_no_suggestion_from_another_component():
+    (added,) = yaml_diagnostics("critic:\n  temperature: 0.7\n")  # rollout.temperature is the actor's
+    assert added.severity.label == "info" and "did you mean" not in added.message
+
+
+def test_a_moved_key_names_its_new_place():
+    text = (
+        "python3 -m verl.trainer.main_ppo --config-name=ppo_megatron_trainer algorithm.adv_estimator=grpo "
+        "actor_rollout_ref.rollout.n=4 actor_rollout_ref.actor.router_replay.mode=disabled\n"
+    )
+    (moved,) = [d for d in lint(text, VERL, "launch.sh") if d.code == "GRPO004"]
+    assert "it is now `actor_rollout_ref.actor.megatron.router_replay.mode`" in moved.message
+
+
+def test_interpolations_are_followed_or_reported_as_unknown():
+    extra = "data:\n  train_batch_size: ${oc.env:BS,60}\ntrainer:\n  nnodes: 1\n  n_gpus_per_node: ${trainer.nnodes}\n"
+    found = yaml_diagnostics(extra)
+    deferred = [d for d in found if d.code == "GRPO507"]
+    assert [d.key for d in deferred] == ["data.train_batch_size"]
+    assert not any(d.code == "GRPO003" for d in found)  # never "must be a whole number"
+    # `${trainer.nnodes}` is followed: one GPU, so rollout.n=1 is the group problem it is.
+    assert yaml_diagnostics("trainer:\n  nnodes: 1\n") == []
+    group = lint(_BASE_YAML.replace("n: 4", "n: ${trainer.nnodes}") + "trainer:\n  nnodes: 1\n", VERL, "v.yaml")
+    assert [d.code for d in group] == ["GRPO101"]
+
+
+def test_rollout_modes_verl_warns_about_are_warnings():
+    text = _BASE_YAML.replace("    n: 4\n", "    n: 4\n    mode: async_envloop\n")
+    (warning,) = lint(text, VERL, "v.yaml")
+    assert (warning.code, warning.severity.label) == ("GRPO006", "warning")
+    (error,) = lint(text.replace("async_envloop", "sync"), VERL, "v.yaml")
+    assert (error.code, error.severity.label) == ("GRPO006", "error")

@@ -17,6 +17,20 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     for finding in plan.key_findings:
         if finding.status == "ambiguous":
             yield _ambiguous_flag(plan, finding)
+        if finding.status == "added":
+            yield _verl_added(plan, finding)
+        if finding.status == "deferred":
+            entry = finding.entry
+            yield report(
+                plan,
+                "GRPO507",
+                f"`{entry.key}: {entry.value}` is resolved by {fw(plan)} when it runs (an OmegaConf resolver or a "
+                "node grpo-lint cannot follow); the checks that need it are skipped or use the default",
+                entry.value_span,
+                fix="write the number, or reference another key of this config (`${trainer.nnodes}`)",
+                severity=Severity.INFO,
+                key=entry.key,
+            )
         if finding.status != "unknown":
             continue
         key = finding.entry.key
@@ -143,11 +157,25 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     return report(
         plan,
         "GRPO002",
-        f"`{path}` is not a key of {fw(plan)}'s config; did you mean `{suggestion}`? Hydra adds the new key "
-        "from a config file without a word, and nothing reads it.",
+        f"`{path}` is not a key of {fw(plan)}'s config; did you mean `{suggestion}`? Hydra merges a new key "
+        f"from a config file without a word, so `{suggestion}` keeps its default.",
         finding.entry,
         fix=f"rename it to `{suggestion}`",
         severity=Severity.WARNING,
+    )
+
+
+def _verl_added(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    """Keys a config file adds to verl's: Hydra merges them; the project's own code may read them."""
+    return report(
+        plan,
+        "GRPO002",
+        f"{finding.suggestion} {'is' if ',' not in (finding.suggestion or '') else 'are'} not in {fw(plan)}'s "
+        "config; Hydra merges them from this file. Read by your own code (a recipe's trainer)? If not, "
+        "check the names against verl's reference config.",
+        finding.entry,
+        fix="declare them with `--extra-keys` (or `extra-keys` in the settings) if your code reads them",
+        severity=Severity.INFO,
     )
 
 
@@ -249,9 +277,10 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             continue
         if finding.status == "removed":
             message = f"`{key}` was removed in {plan.target.framework_name} {spec.removed}"
-            if spec.replacement:
-                fix = f"rename `{key}` to `{spec.replacement}`"
-                message += f"; it is now `{spec.replacement}`"
+            replacement = spec.replacement or finding.suggestion
+            if replacement:
+                fix = f"rename `{key}` to `{replacement}`"
+                message += f"; it is now `{replacement}`"
             else:
                 fix = f"delete `{key}`" + (f": {spec.note}" if spec.note else "")
             message += f" (target {fw(plan)}). As written the setting is rejected or ignored."
@@ -308,12 +337,33 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         for value in values:
             if _accepted(value, choices):
                 continue
+            listed = ", ".join(shown(c) for c in choices)
+            found = spec.choice_at(version)
+            rejected = found.rejected if found is not None else None
             if spec.name == "vllm_mode" and plan.framework == "trl" and not plan.value("use_vllm"):
                 severity = Severity.WARNING  # TRL only checks the mode when vLLM is used
+            elif spec.name == "importance_sampling_level" and value == "sequence_token":
+                yield report(
+                    plan,
+                    "GRPO006",
+                    f"`{key}: sequence_token` is GSPO-token, which only the experimental trainer "
+                    "(`from trl.experimental.gspo_token import GRPOTrainer`) accepts; TRL's GRPOTrainer stops at "
+                    'the first step: "Unknown importance sampling level: sequence_token".',
+                    entry.value_span,
+                    severity=Severity.WARNING,
+                    key=key,
+                )
+                continue
+            elif rejected is not None and value not in rejected:
+                severity = Severity.WARNING  # the framework warns and runs with its only mode
             else:
                 severity = None
-            listed = ", ".join(shown(c) for c in choices)
             message = f"`{key}: {shown(value)}` is not accepted by {fw(plan)}; choose one of {listed}."
+            if severity == Severity.WARNING and rejected is not None:
+                message = (
+                    f'`{key}: {shown(value)}` is not a mode of {fw(plan)}, which warns ("Unknown ... mode") and '
+                    f"runs with {listed} instead."
+                )
             fix = None
             if spec.name == "scale_rewards" and isinstance(value, str) and value.lower() in _TRUTHY:
                 message += (

@@ -28,6 +28,7 @@ class Choices(NamedTuple):
     since: str | None
     until: str | None
     values: tuple[Any, ...]
+    rejected: tuple[Any, ...] | None = None  # when set, only these stop the run; other values are warned about
 
 
 class FieldSpec(NamedTuple):
@@ -51,9 +52,13 @@ class FieldSpec(NamedTuple):
         return in_range(version, self.since, self.removed)
 
     def choices_at(self, version: Version) -> tuple[Any, ...] | None:
+        found = self.choice_at(version)
+        return found.values if found is not None else None
+
+    def choice_at(self, version: Version) -> Choices | None:
         for choice in self.choices:
             if in_range(version, choice.since, choice.until):
-                return choice.values
+                return choice
         return None
 
     @property

@@ -155,7 +155,7 @@ def _verl_document(
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
     if launch.entry is not None and stem is None:
         stem = f"the config of {launch.entry}"  # composed by that trainer: its own keys are not known
-    context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque)
+    context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", places)
         if found is not None:
@@ -171,10 +171,24 @@ def _verl_document(
                 context = context._replace(file_keys=frozenset(base), file_path=str(found), flavour=flavour)
     document.entries.update(overrides.entries)
     # Hydra rejects an unknown key whatever its value: keys with unknown values are still checked.
-    unresolved = tuple((path, overrides.entries[path]) for path in overrides.unresolved if path in overrides.entries)
+    lines = script.text.split("\n")
+    unresolved = tuple(
+        (path, overrides.entries[path])
+        for path, word in overrides.unresolved.items()
+        if path in overrides.entries and _literal_key(lines, overrides.entries[path])
+    )
     document.hydra = context._replace(unresolved=unresolved)
     result.problems.extend(_grammar_problems(launch, script))
     return document, overrides.unresolved
+
+
+def _literal_key(lines: list[str], entry: Entry) -> bool:
+    """Whether the script writes the override's key itself (`key=$VALUE`), rather than the whole
+    override coming from a variable that may hold anything on the path that runs."""
+    span = entry.key_span
+    if span.line > len(lines):
+        return False
+    return lines[span.line - 1][span.column - 1 :].lstrip("+~").startswith(entry.key.lstrip("+~") + "=")
 
 
 def _grammar_problems(launch: Launch, script: Script) -> list[Diagnostic]:

@@ -39,6 +39,7 @@ class HydraContext(NamedTuple):
     flavour: str | None  # "fsdp" or "megatron" when the base config decides it
     opaque: bool = False  # words that may hold further overrides (a bash array, $(...)): absence proves nothing
     unresolved: tuple[tuple[str, Entry], ...] = ()  # overrides whose value is unknown: their keys still count
+    entry: str | None = None  # a verl trainer other than main_ppo (its own config and batch semantics)
 
 
 def parse_value(text: str) -> Any:
@@ -84,7 +85,8 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
                 if value_word is not None and value_word.unknown:
                     result.others.append(value_word)  # which config runs is not known: nothing is complete
                 if flag in ("--config-name", "-cn"):
-                    config_name = value
+                    # a name known only at run time: which config (and which keys) is not known
+                    config_name = value if value_word is None or value_word.known else f"(unknown: {value})"
                 elif flag in ("--config-path", "-cp"):
                     config_path = value
                 continue

@@ -29,7 +29,11 @@ _KINDS = {
 
 # Accepted values where verl checks them (reference verl-openrlhf-launchers.md section 1.2, V5 and V16).
 _CHOICES: dict[str, tuple[Choices, ...]] = {
-    "actor_rollout_ref.rollout.mode": (Choices("0.7.0", None, ("async",)), Choices(None, "0.7.0", ("sync", "async"))),
+    # 0.7.0+: RolloutConfig rejects only "sync"; another mode gets a DeprecationWarning and runs async (V16).
+    "actor_rollout_ref.rollout.mode": (
+        Choices("0.7.0", None, ("async",), rejected=("sync",)),
+        Choices(None, "0.7.0", ("sync", "async")),
+    ),
 }
 # Ranges of the values the batch checks divide by.
 _POSITIVE = (

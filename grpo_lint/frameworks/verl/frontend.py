@@ -7,6 +7,7 @@ default of the targeted release (interpolations followed). The numbers verl's ow
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
 from packaging.version import Version
@@ -17,7 +18,7 @@ from grpo_lint.frameworks.verl.fields import fork_table, resolve, verl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
-from grpo_lint.sources.document import Document
+from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.hydra_overrides import HydraContext
 from grpo_lint.versions import Target
 
@@ -90,6 +91,10 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         path: entry.value for path, entry in document.entries.items() if path in specs and _checkable(entry.value)
     }
     coerced, problems = schema_for(table, version).validate(values)
+    if context.entry is not None:
+        # Another trainer (fully async, one-step-off, a recipe) reads these keys with its own meaning
+        # (the fully async trainer runs with data.train_batch_size=0): only the sampling rules apply.
+        problems = []
     for path, entry in document.entries.items():  # taken as written: verl does not judge them either
         if path in specs and not _checkable(entry.value) and not _interpolated(entry.value):
             coerced[path] = entry.value
@@ -104,10 +109,36 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         spec = specs.get(path)
         return resolve(path, spec.default_at(version), lookup) if spec is not None else None
 
+    # OmegaConf interpolations the user wrote: a reference to another node of the same config is
+    # followed; a resolver (`${oc.env:NGPU,8}`) is only known when verl runs.
+    interpolated = {p: e for p, e in document.entries.items() if p in specs and _interpolated(e.value)}
+    unknown = {p for p, e in interpolated.items() if not _REFERENCE.match(e.value)}
+
+    def known_only(path: str) -> Any:
+        if path in unknown:
+            raise LookupError(path)
+        return lookup(path)
+
+    for path, entry in interpolated.items():  # in file order: a reference to a later node is followed too
+        try:
+            resolved = resolve(path, entry.value, known_only) if path not in unknown else None
+        except LookupError:
+            resolved = None
+        if resolved is not None and not _interpolated(resolved):
+            coerced[path] = resolved
+        else:
+            unknown.add(path)
+    deferred = [entry for path, entry in interpolated.items() if path in unknown and path in READ]
+    if deferred:
+        document.unknown = document.unknown | {e.key for e in deferred}
+        findings.extend(KeyFinding(e, "deferred") for e in deferred)
+
     settings: dict[str, Setting] = {}
     for path in READ:
         entry = document.entries.get(path)
-        if entry is not None and path in coerced:
+        if path in document.unknown:
+            settings[path] = Setting(lookup(path))  # the default: the checks that need it are told
+        elif entry is not None and path in coerced:
             settings[path] = Setting(coerced[path], path, entry.key_span, "file")
         elif entry is not None and path not in specs and path in document.entries:
             settings[path] = Setting(entry.value, path, entry.key_span, "file")
@@ -145,7 +176,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         problems=problems,
         key_findings=findings,
         specs=plan_specs,
-        native=run,
+        native=run if context.entry is None else None,
     )
 
 
@@ -158,6 +189,10 @@ def _checkable(value: Any) -> bool:
 
 def _interpolated(value: Any) -> bool:
     return isinstance(value, str) and "${" in value
+
+
+# `${a.b}`, `${.sibling}`, `${oc.select:a.b,default}`: a node of the same config (no other resolver).
+_REFERENCE = re.compile(r"^\$\{(?:oc\.select:)?\.*[A-Za-z_][\w.]*(?:,[^}]*)?\}$")
 
 
 def nested_to_paths(document: Document) -> None:
@@ -190,17 +225,24 @@ def _key_findings(
     history: Any = None,
 ) -> list[KeyFinding]:
     """Overrides of keys this release lacks (Hydra stops), `+key` on a key it has (Hydra stops too)."""
+    from grpo_lint.frameworks.verl.keys import index_for
+
     specs = table.at(version)
+    index = index_for(specs)
     findings: list[KeyFinding] = []
+    added: list[Entry] = []
     for path, entry in {**document.entries, **dict(context.unresolved)}.items():
         prefix = context.prefixes.get(path, "")
         from_file = document.format != "hydra" or entry.key_span.path is not None
-        known = path in specs or (path in context.file_keys and not from_file)
+        known = path in specs or index.known(path, from_file) or (path in context.file_keys and not from_file)
         if from_file and not known and path not in options.extra_keys:
-            # A config file may add keys (Hydra merges them); only a near miss of a real key is reported.
-            suggestion = _suggest(path, specs)
+            # A config file may add keys (Hydra merges them): a near miss of a real key is reported,
+            # the others are listed once, as keys the project's own code may read.
+            suggestion = index.suggest(path)
             if suggestion is not None:
                 findings.append(KeyFinding(entry, "unknown", suggestion))
+            else:
+                added.append(entry)
             continue
         if prefix == "+":
             # Hydra appends over a null or merges a mapping/list; any other existing value stops it.
@@ -214,28 +256,13 @@ def _key_findings(
         past = history.get(path) if history is not None else None
         if found is None and past is not None and past.removed is not None:
             found = KeyFinding(entry, "removed", past.replacement, past)  # a copy without a key verl removed
-        findings.append(found or KeyFinding(entry, "unknown", _suggest(path, specs)))
+        if found is not None and found.status == "removed" and not found.suggestion:
+            found = found._replace(suggestion=index.suggest(path))  # moved: name the new key
+        findings.append(found or KeyFinding(entry, "unknown", index.suggest(path)))
+    if added:
+        names = ", ".join(f"`{e.key}`" for e in added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+        findings.append(KeyFinding(added[0], "added", names))
     return findings
-
-
-def _suggest(path: str, specs: dict[str, Any]) -> str | None:
-    """The known path `path` most likely misspells: same parent with a close leaf, else close overall."""
-    import difflib
-
-    parent, _, leaf = path.rpartition(".")
-    same_leaf = [p for p in specs if p.rpartition(".")[2] == leaf]
-    if same_leaf:  # the right key in the wrong section: the closest section, then the shortest path
-
-        def shared(candidate: str) -> int:
-            return sum(1 for a, b in zip(candidate.split("."), path.split("."), strict=False) if a == b)
-
-        return min(same_leaf, key=lambda p: (-shared(p), len(p), p))
-    siblings = [p.rpartition(".")[2] for p in specs if p.rpartition(".")[0] == parent]
-    match = difflib.get_close_matches(leaf, siblings, n=1, cutoff=0.85)
-    if match:
-        return f"{parent}.{match[0]}" if parent else match[0]
-    match = difflib.get_close_matches(path, list(specs), n=1, cutoff=0.85)
-    return match[0] if match else None
 
 
 def _int(settings: dict[str, Setting], path: str, fallback: int) -> int:
