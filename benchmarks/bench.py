@@ -81,8 +81,33 @@ def main() -> None:
     per_call = timeit.timeit(lambda: lint_text(text, "x.yaml", Options()), number=loops) / loops
     print(f"in-process lint of one config    {per_call * 1e6:7.0f} us")
 
+    from grpo_lint.versions import parse_target
+
+    verl = Options(targets={"verl": parse_target("verl==0.9.1")})
+    unknown = verl_yaml_with_unknown_keys(100)
+    lint_text(unknown, "warm.yaml", verl)
+    loops = 50
+    per_call = timeit.timeit(lambda: lint_text(unknown, "v.yaml", verl), number=loops) / loops
+    print(f"verl YAML with 100 unknown keys  {per_call * 1000:7.1f} ms   (in-process)")
+
     if args.trl:
         print(f"TRL GRPOConfig(...) (cold)       {trl * 1000:7.1f} ms   ({trl / cold:.0f}x grpo-lint)")
+
+
+def verl_yaml_with_unknown_keys(count: int) -> str:
+    """A verl Hydra config whose sections carry `count` keys verl does not have, half of them near
+    misses of real keys: the "did you mean" path at its most expensive."""
+    import yaml
+
+    config: dict = {"algorithm": {"adv_estimator": "grpo"}, "actor_rollout_ref": {"rollout": {"n": 4}}}
+    sections = [("actor_rollout_ref", "actor"), ("actor_rollout_ref", "rollout"), ("trainer",), ("data",)]
+    near = ["ppo_mini_batch_sise", "temprature", "n_gpus_per_nod", "train_batch_sise"]
+    for i in range(count):
+        node = config
+        for part in sections[i % len(sections)]:
+            node = node.setdefault(part, {})
+        node[f"{near[i % len(near)]}{i}" if i % 2 else f"custom_setting_{i}"] = i
+    return yaml.safe_dump(config)
 
 
 REPOS = ROOT.parent / "shared" / "corpus" / "repos"
