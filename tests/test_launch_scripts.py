@@ -412,3 +412,9 @@ def test_fixes_are_written_in_the_script_spelling():
     python = lint_text("GRPOConfig(temperature=0.0)\n", "t.py", options_from(TARGETS + " --world-size 8"))
     (greedy,) = [d for d in python.diagnostics if d.code == "GRPO201"]
     assert greedy.fix == "temperature=1.0 (the default)"
+
+
+def test_swift_flags_written_as_a_unique_prefix_are_accepted_and_ambiguous_ones_are_not():
+    base = "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --per_device_train_batch_size 4 --num_generations 8"
+    assert codes(f"{base} --remove_unused_column false\n") == []
+    assert codes(f"{base} --max 10\n") == ["GRPO002"]

@@ -101,3 +101,15 @@ def as_int(value: Any, fallback: int) -> int:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return fallback
+
+
+def expand_abbreviations(document: Document, specs: dict[str, Any]) -> None:
+    """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself."""
+    renamed: dict[str, Entry] = {}
+    for name, entry in document.entries.items():
+        if name in specs:
+            renamed[name] = entry
+            continue
+        longer = [known for known in specs if known.startswith(name)]
+        renamed[longer[0] if len(longer) == 1 and longer[0] not in document.entries else name] = entry
+    document.entries = renamed

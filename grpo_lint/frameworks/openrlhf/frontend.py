@@ -12,12 +12,12 @@ from typing import Any, NamedTuple
 
 from packaging.version import Version
 
-from grpo_lint.frameworks.base import as_int, lifecycle_finding, schema_for
+from grpo_lint.frameworks.base import as_int, expand_abbreviations, lifecycle_finding, schema_for
 from grpo_lint.frameworks.openrlhf.fields import DOTTED_SINCE, openrlhf_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
-from grpo_lint.sources.document import Document, Entry
+from grpo_lint.sources.document import Document
 from grpo_lint.versions import Target
 
 # Each setting the rules read: (flat flag name, dotted flag name).
@@ -92,7 +92,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     table = openrlhf_table()
     version = target.version
     specs = table.at(version)
-    _expand_abbreviations(document, specs)
+    expand_abbreviations(document, specs)
     values = {name: entry.value for name, entry in document.entries.items() if name in specs}
     coerced, problems = schema_for(table, version).validate(values)
     findings = _key_findings(document, table, version, options)
@@ -160,18 +160,6 @@ def _plain(value: Any) -> Any:
         except ValueError:
             pass
     return value
-
-
-def _expand_abbreviations(document: Document, specs: dict[str, Any]) -> None:
-    """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself."""
-    renamed: dict[str, Entry] = {}
-    for name, entry in document.entries.items():
-        if name in specs:
-            renamed[name] = entry
-            continue
-        longer = [known for known in specs if known.startswith(name)]
-        renamed[longer[0] if len(longer) == 1 and longer[0] not in document.entries else name] = entry
-    document.entries = renamed
 
 
 def _key_findings(document: Document, table: Any, version: Version, options: Options) -> list[KeyFinding]:
