@@ -191,7 +191,7 @@ def _lint_run(
             f" (This reads the command as bash runs it: the words after the comment on line {cut.comment.line} "
             "are not part of it; see GRPO501.)"
         )
-        found = [d._replace(message=d.message + assumption) if d.code < "GRPO5" else d for d in found]
+        found = [d._replace(message=d.message + assumption) if not d.code.startswith("GRPO5") else d for d in found]
     read = _read_keys(run.launch.framework)
     for name, word in run.unresolved.items():
         if read is None or name in read:
@@ -212,21 +212,17 @@ def _read_keys(framework: str) -> frozenset[str] | None:
     return frozenset(name for pair in NAMES.values() for name in pair)
 
 
-def _written(text: str, word: Word) -> str:
+def _shown(script: Script, word: Word) -> str:
     """A value as the script writes it (`${TP}`), not as far as it could be expanded."""
-    span = word.span
-    lines = text.split("\n")[span.line - 1 : span.end_line]
-    if span.line != span.end_line or not lines:
-        return word.text
-    written = lines[0][span.column - 1 : span.end_column - 1]
-    return written if 0 < len(written) <= 120 else word.text
+    written = script.written(word.span)
+    return written if 0 < len(written) <= 120 and "\n" not in written else word.text
 
 
 def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
     return Diagnostic(
         "GRPO507",
         Severity.INFO,
-        f"`{_written(script.text, word)}` depends on {', '.join(word.unknown)}, which is not known before launch; "
+        f"`{_shown(script, word)}` depends on {', '.join(word.unknown)}, which is not known before launch; "
         f"the checks that need {name} use the default instead",
         script.path,
         word.span,

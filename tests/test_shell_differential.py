@@ -115,21 +115,12 @@ def tree_sitter_view(source: bytes) -> tuple[Counter, set[int]] | None:
 
 def grpo_lint_view(text: str) -> tuple[Counter, set[int]]:
     script = parse(text, "script.sh")
-    lines = text.split("\n")
-
-    def written(span) -> str:
-        if span.line == span.end_line:
-            return lines[span.line - 1][span.column - 1 : span.end_column - 1]
-        first = lines[span.line - 1][span.column - 1 :]
-        middle = lines[span.line : span.end_line - 1]
-        return "\n".join([first, *middle, lines[span.end_line - 1][: span.end_column - 1]])
-
     commands: Counter = Counter()
     groups = [(c.line, c.words) for c in script.commands if not c.inner]
     groups += [(cut.lost[0].span.line, cut.lost) for cut in script.cutoffs]
     for line, words in groups:
         spans = list(dict.fromkeys(w.span for w in words))  # a word split in several keeps one span
-        commands[(line, _normalise([written(s) for s in spans]))] += 1
+        commands[(line, _normalise([script.written(s) for s in spans]))] += 1
     return commands, {span.line for span in script.ending_comments}
 
 

@@ -24,8 +24,8 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             yield report(
                 plan,
                 "GRPO507",
-                f"`{entry.key}: {entry.value}` is resolved by {fw(plan)} when it runs (an OmegaConf resolver or a "
-                "node grpo-lint cannot follow); the checks that need it are skipped or use the default",
+                f"`{entry.key}: {entry.value}` is resolved by {fw(plan)} when it runs (an OmegaConf resolver, or a "
+                "reference to one); the checks that need its value stand down",
                 entry.value_span,
                 fix="write the number, or reference another key of this config (`${trainer.nnodes}`)",
                 severity=Severity.INFO,
@@ -167,12 +167,13 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
 
 def _verl_added(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     """Keys a config file adds to verl's: Hydra merges them; the project's own code may read them."""
+    many = (finding.suggestion or "").count("`") > 2 or " more" in (finding.suggestion or "")
     return report(
         plan,
         "GRPO002",
-        f"{finding.suggestion} {'is' if ',' not in (finding.suggestion or '') else 'are'} not in {fw(plan)}'s "
-        "config; Hydra merges them from this file. Read by your own code (a recipe's trainer)? If not, "
-        "check the names against verl's reference config.",
+        f"{finding.suggestion} {'are' if many else 'is'} not in {fw(plan)}'s config; Hydra merges "
+        f"{'them' if many else 'it'} from this file. Read by your own code (a recipe's trainer)? If not, check "
+        f"the name{'s' if many else ''} against verl's reference config.",
         finding.entry,
         fix="declare them with `--extra-keys` (or `extra-keys` in the settings) if your code reads them",
         severity=Severity.INFO,
@@ -339,31 +340,16 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 continue
             listed = ", ".join(shown(c) for c in choices)
             found = spec.choice_at(version)
-            rejected = found.rejected if found is not None else None
+            why = found.warning(value) if found is not None else None
+            if why is not None:
+                message = f"`{key}: {shown(value)}` {why}."
+                fix = f"`{key}: {shown(choices[0])}`" if len(choices) == 1 else f"one of {listed}"
+                yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=Severity.WARNING, key=key)
+                continue
+            severity = None
             if spec.name == "vllm_mode" and plan.framework == "trl" and not plan.value("use_vllm"):
                 severity = Severity.WARNING  # TRL only checks the mode when vLLM is used
-            elif spec.name == "importance_sampling_level" and value == "sequence_token":
-                yield report(
-                    plan,
-                    "GRPO006",
-                    f"`{key}: sequence_token` is GSPO-token, which only the experimental trainer "
-                    "(`from trl.experimental.gspo_token import GRPOTrainer`) accepts; TRL's GRPOTrainer stops at "
-                    'the first step: "Unknown importance sampling level: sequence_token".',
-                    entry.value_span,
-                    severity=Severity.WARNING,
-                    key=key,
-                )
-                continue
-            elif rejected is not None and value not in rejected:
-                severity = Severity.WARNING  # the framework warns and runs with its only mode
-            else:
-                severity = None
             message = f"`{key}: {shown(value)}` is not accepted by {fw(plan)}; choose one of {listed}."
-            if severity == Severity.WARNING and rejected is not None:
-                message = (
-                    f'`{key}: {shown(value)}` is not a mode of {fw(plan)}, which warns ("Unknown ... mode") and '
-                    f"runs with {listed} instead."
-                )
             fix = None
             if spec.name == "scale_rewards" and isinstance(value, str) and value.lower() in _TRUTHY:
                 message += (

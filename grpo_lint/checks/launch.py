@@ -52,12 +52,14 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
 
 
 def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    from grpo_lint.sources.shell import looks_like_override
+
     started = {launch.command.line: launch for launch in launches}
     for cut in script.cutoffs:
         launch = started.get(cut.command_line)
         if launch is None:
             continue
-        flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--") or _override(w.text)]
+        flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--") or looks_like_override(w.text)]
         listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
         program = " ".join(w.text for w in launch.command.words[:2])
         yield _diagnostic(
@@ -68,12 +70,6 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             cut.comment,
             "delete the commented-out line, or move it below the command",
         )
-
-
-def _override(text: str) -> bool:
-    """A Hydra override (`trainer.nnodes=2`, `+a.b=1`) rather than a value."""
-    key, equals, _ = text.partition("=")
-    return bool(equals) and "." in key and not key.startswith("-")
 
 
 def _visible(launch: Launch) -> list[str] | None:

@@ -103,13 +103,18 @@ def as_int(value: Any, fallback: int) -> int:
     return fallback
 
 
-def expand_abbreviations(document: Document, specs: dict[str, Any]) -> None:
-    """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself."""
+def expand_abbreviations(document: Document, specs: dict[str, Any]) -> frozenset[str]:
+    """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself. Returns the flags
+    that are a prefix of several: argparse stops with "ambiguous option"."""
     renamed: dict[str, Entry] = {}
+    ambiguous: set[str] = set()
     for name, entry in document.entries.items():
         if name in specs:
             renamed[name] = entry
             continue
         longer = [known for known in specs if known.startswith(name)]
+        if len(longer) > 1:
+            ambiguous.add(name)
         renamed[longer[0] if len(longer) == 1 and longer[0] not in document.entries else name] = entry
     document.entries = renamed
+    return frozenset(ambiguous)

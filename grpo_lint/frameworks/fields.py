@@ -28,7 +28,17 @@ class Choices(NamedTuple):
     since: str | None
     until: str | None
     values: tuple[Any, ...]
-    rejected: tuple[Any, ...] | None = None  # when set, only these stop the run; other values are warned about
+    # Values the framework runs with, but not as the user may think: (value, why) pairs; `...` stands
+    # for any value outside `values` and `rejected`, which still stop the run.
+    warned: tuple[tuple[Any, str], ...] = ()
+    rejected: tuple[Any, ...] = ()
+
+    def warning(self, value: Any) -> str | None:
+        """Why `value` is only warned about, or None when it stops the run."""
+        if value in self.rejected:
+            return None
+        specific = next((why for warned, why in self.warned if warned is not ... and warned == value), None)
+        return specific or next((why for warned, why in self.warned if warned is ...), None)
 
 
 class FieldSpec(NamedTuple):

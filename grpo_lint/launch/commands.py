@@ -39,7 +39,8 @@ _TRL_GRPO_MODULES = ("trl.scripts.grpo", "trl.cli")
 _RAY_TRAINERS = {"verl.trainer.main_ppo": "verl", "openrlhf.cli.train_ppo_ray": "openrlhf"}
 # Other verl trainers: the experimental ones (`verl.experimental.one_step_off_policy.main_ppo`,
 # `...fully_async_main`), recipes (`recipe.dapo.main_dapo`) and a repository's own `main_ppo_*.py`.
-# They compose their own Hydra config on top of ppo_trainer, so only their batch arithmetic is checked.
+# They compose their own Hydra config on top of ppo_trainer and give some batch keys their own
+# meaning (the fully async trainer runs with data.train_batch_size=0), so only the sampling rules apply.
 _VERL_ENTRIES = re.compile(
     r"^(verl\.[\w.]*\.(main_ppo\w*|fully_async_main)|recipe\.[\w.]+\.main_\w+)$"
     r"|(^|/)(main_ppo\w*|fully_async_main|recipe/[\w/]+/main_\w+)\.py$"

@@ -153,8 +153,6 @@ def _verl_document(
     stem = name[: -len(".yaml")] if name and name.endswith(".yaml") else name
     document = Document(script.path, script.text, "hydra", {})
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
-    if launch.entry is not None and stem is None:
-        stem = f"the config of {launch.entry}"  # composed by that trainer: its own keys are not known
     context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", places)
@@ -171,47 +169,30 @@ def _verl_document(
                 context = context._replace(file_keys=frozenset(base), file_path=str(found), flavour=flavour)
     document.entries.update(overrides.entries)
     # Hydra rejects an unknown key whatever its value: keys with unknown values are still checked.
-    lines = script.text.split("\n")
     unresolved = tuple(
         (path, overrides.entries[path])
-        for path, word in overrides.unresolved.items()
-        if path in overrides.entries and _literal_key(lines, overrides.entries[path])
+        for path in overrides.unresolved
+        if path in overrides.entries and _literal_key(script, overrides.entries[path])
     )
     document.hydra = context._replace(unresolved=unresolved)
-    result.problems.extend(_grammar_problems(launch, script))
+    result.problems.extend(_grammar_problems(overrides.invalid, script))
     return document, overrides.unresolved
 
 
-def _literal_key(lines: list[str], entry: Entry) -> bool:
+def _literal_key(script: Script, entry: Entry) -> bool:
     """Whether the script writes the override's key itself (`key=$VALUE`), rather than the whole
     override coming from a variable that may hold anything on the path that runs."""
     span = entry.key_span
-    if span.line > len(lines):
-        return False
-    return lines[span.line - 1][span.column - 1 :].lstrip("+~").startswith(entry.key.lstrip("+~") + "=")
+    return script.written(span).lstrip("+~") == entry.key.lstrip("+~")
 
 
-def _grammar_problems(launch: Launch, script: Script) -> list[Diagnostic]:
+def _grammar_problems(invalid: list[tuple[Word, str, int]], script: Script) -> list[Diagnostic]:
     """Words Hydra cannot parse as overrides: it stops before verl starts (OverrideParseException)."""
-    from grpo_lint.sources.hydra_grammar import override_error
-
     found: list[Diagnostic] = []
-    lines = script.text.split("\n")
-    words = iter(launch.args)
-    for word in words:
-        if word.text.startswith("-"):
-            if word.text in _HYDRA_VALUE_FLAGS:
-                next(words, None)  # its value
-            continue
-        if word.unknown:
-            continue
-        error = override_error(word.text)
-        if error is None:
-            continue
-        message, offset = error
+    for word, message, offset in invalid:
         line, column = word.span.line, word.span.column
         at = word.span  # the whole word, unless it is written as Hydra reads it (no quotes to shift columns)
-        if line == word.span.end_line and lines[line - 1][column - 1 : word.span.end_column - 1] == word.text:
+        if script.written(word.span) == word.text:
             at = Span(line, column + offset, line, column + offset + 1)
         found.append(
             Diagnostic(
@@ -225,13 +206,6 @@ def _grammar_problems(launch: Launch, script: Script) -> list[Diagnostic]:
             )
         )
     return found
-
-
-# Hydra's own flags that take a value (hydra 1.3 `get_args_parser`).
-_HYDRA_VALUE_FLAGS = frozenset({
-    "--config-path", "-cp", "--config-name", "-cn", "--config-dir", "-cd", "--cfg", "-c", "--package", "-p",
-    "--experimental-rerun", "--info", "-i",
-})  # fmt: skip
 
 
 def _launcher_world(launch: Launch, file_entries: dict[str, Entry], unresolved: dict[str, Word]) -> Setting | None:

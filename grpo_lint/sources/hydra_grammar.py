@@ -12,6 +12,7 @@ The lexer takes the longest match at each position, the first rule winning a tie
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 _INT_UNSIGNED = r"(?:0|[1-9](?:_?[0-9])*)"
@@ -115,35 +116,14 @@ class _Parser:
         if self.i < len(self.tokens):
             raise self.fail("a value ends here")
 
-    def nested(self) -> None:
-        self.depth += 1
-        if self.depth > _MAX_DEPTH:
-            raise GrammarError("the value nests too deeply", self.tokens[self.i - 1].start)
-
     def element(self) -> None:
         kind = self.peek()
         if kind == "ID" and self.peek(1) == "POPEN":
             self.function()
         elif kind == "BRACKET_OPEN":
-            self.nested()
-            self.i += 1
-            if self.peek() != "BRACKET_CLOSE":
-                self.element()
-                while self.peek() == "COMMA":
-                    self.i += 1
-                    self.element()
-            self.expect("BRACKET_CLOSE", "`]` or `,`")
-            self.depth -= 1
+            self.sequence(1, self.element, "BRACKET_CLOSE", "`]` or `,`")
         elif kind == "BRACE_OPEN":
-            self.nested()
-            self.i += 1
-            if self.peek() != "BRACE_CLOSE":
-                self.pair()
-                while self.peek() == "COMMA":
-                    self.i += 1
-                    self.pair()
-            self.expect("BRACE_CLOSE", "`}` or `,`")
-            self.depth -= 1
+            self.sequence(1, self.pair, "BRACE_CLOSE", "`}` or `,`")
         elif kind == "QUOTED_VALUE":
             self.i += 1
         elif kind in _PRIMITIVE:
@@ -156,14 +136,20 @@ class _Parser:
         name = self.tokens[self.i]
         if name.text not in FUNCTIONS:
             raise GrammarError(f"Hydra has no function {name.text}()", name.start)
-        self.nested()
-        self.i += 2  # ID POPEN
-        if self.peek() != "PCLOSE":
-            self.argument()
+        self.sequence(2, self.argument, "PCLOSE", "`)` or `,`")  # after ID POPEN
+
+    def sequence(self, opening: int, item: Callable[[], None], close: str, expected: str) -> None:
+        """`[a, b]`, `{k: v, ...}`, `f(x, y=1)`: items separated by commas, possibly none, one level deeper."""
+        self.i += opening
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            raise GrammarError("the value nests too deeply", self.tokens[self.i - 1].start)
+        if self.peek() != close:
+            item()
             while self.peek() == "COMMA":
                 self.i += 1
-                self.argument()
-        self.expect("PCLOSE", "`)` or `,`")
+                item()
+        self.expect(close, expected)
         self.depth -= 1
 
     def argument(self) -> None:

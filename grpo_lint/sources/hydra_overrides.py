@@ -27,6 +27,12 @@ class Overrides(NamedTuple):
     config_name: str | None  # --config-name / -cn
     config_path: str | None  # --config-path / -cp
     others: list[Word]  # words that are no override: flags such as --multirun, `$@`
+    invalid: list[tuple[Word, str, int]]  # words Hydra cannot parse: the word, why, the offset in it
+
+
+# Hydra's own flags that take a value (hydra 1.3 `get_args_parser`); the config flags are read below.
+_VALUE_FLAGS = frozenset({"--cfg", "-c", "--package", "-p", "--experimental-rerun", "--info", "-i"})
+_CONFIG_FLAGS = frozenset({"--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd"})
 
 
 class HydraContext(NamedTuple):
@@ -69,7 +75,9 @@ def parse_value(text: str) -> Any:
 
 
 def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
-    result = Overrides({}, {}, {}, None, None, [])
+    from grpo_lint.sources.hydra_grammar import override_error
+
+    result = Overrides({}, {}, {}, None, None, [], [])
     index = 0
     config_name = config_path = None
     while index < len(words):
@@ -78,7 +86,7 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
         index += 1
         if text.startswith("-"):
             flag, equals, inline = text.partition("=")
-            if flag in ("--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd"):
+            if flag in _CONFIG_FLAGS:
                 value_word = word if equals else (words[index] if index < len(words) else None)
                 value = inline if equals else (value_word.text if value_word is not None else "")
                 index += 0 if equals else 1
@@ -91,7 +99,12 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
                     config_path = value
                 continue
             result.others.append(word)
+            if flag in _VALUE_FLAGS and not equals and index < len(words):
+                result.others.append(words[index])  # its value, not an override
+                index += 1
             continue
+        if word.known and (error := override_error(text)) is not None:
+            result.invalid.append((word, *error))  # Hydra stops before verl starts
         key_text, equals, value_text = text.partition("=")
         match = _KEY.match(key_text)
         if match is None or (not equals and match.group(1) != "~"):

@@ -71,6 +71,17 @@ class Script(NamedTuple):
     commands: list[Command]
     cutoffs: list[CutOff]
     ending_comments: tuple[Span, ...] = ()  # every comment that ended a command with words on its line(s)
+    lines: tuple[str, ...] = ()
+
+    def written(self, span: Span) -> str:
+        """The text of a span as the script writes it (quotes and `$VAR` included)."""
+        if not 0 < span.line <= span.end_line <= len(self.lines):
+            return ""
+        if span.line == span.end_line:
+            return self.lines[span.line - 1][span.column - 1 : span.end_column - 1]
+        first = self.lines[span.line - 1][span.column - 1 :]
+        middle = self.lines[span.line : span.end_line - 1]
+        return "\n".join([first, *middle, self.lines[span.end_line - 1][: span.end_column - 1]])
 
 
 def _split_fields(pieces: list[tuple[str, bool]]) -> list[str]:
@@ -941,19 +952,22 @@ class _Lexer:
                 self.exported.add(name)
 
 
-def _continues(first: str) -> bool:
-    """Whether a line after a comment reads as the rest of the command it cut: a flag, or a Hydra
-    override (`trainer.nnodes=2`, `+a.b=1`), which no command is named like."""
-    if first.startswith("-") and first != "-":
-        return True
-    key, equals, _ = first.partition("=")
+def looks_like_override(word: str) -> bool:
+    """A Hydra override of a dotted key (`trainer.nnodes=2`, `+a.b=1`): no command is named like it."""
+    key, equals, _ = word.partition("=")
     return bool(equals) and re.fullmatch(r"[+~]{0,2}[A-Za-z_][\w\-]*(?:[./][\w\-]+)+", key) is not None
+
+
+def _continues(first: str) -> bool:
+    """Whether a line after a comment reads as the rest of the command it cut: a flag or an override."""
+    return (first.startswith("-") and first != "-") or looks_like_override(first)
 
 
 def parse(text: str, path: str) -> Script:
     lexer = _Lexer(text.replace(_SEP, ""))
     lexer.run()
-    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments))
+    lines = tuple(text.split("\n"))
+    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines)
 
 
 def looks_like_shell(text: str) -> bool:

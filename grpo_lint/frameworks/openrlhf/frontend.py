@@ -92,10 +92,10 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     table = openrlhf_table()
     version = target.version
     specs = table.at(version)
-    expand_abbreviations(document, specs)
+    ambiguous = expand_abbreviations(document, specs)
     values = {name: entry.value for name, entry in document.entries.items() if name in specs}
     coerced, problems = schema_for(table, version).validate(values)
-    findings = _key_findings(document, table, version, options)
+    findings = _key_findings(document, table, version, options, ambiguous)
     dotted = version >= Version(DOTTED_SINCE)
     settings: dict[str, Setting] = {}
     for name, (flat, dot) in NAMES.items():
@@ -162,7 +162,9 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _key_findings(document: Document, table: Any, version: Version, options: Options) -> list[KeyFinding]:
+def _key_findings(
+    document: Document, table: Any, version: Version, options: Options, ambiguous: frozenset[str]
+) -> list[KeyFinding]:
     specs = table.at(version)
     findings: list[KeyFinding] = []
     for name, entry in document.entries.items():
@@ -172,8 +174,7 @@ def _key_findings(document: Document, table: Any, version: Version, options: Opt
         if found is not None:
             findings.append(found)
         else:
-            longer = [known for known in specs if known.startswith(name)]
-            status = "ambiguous" if len(longer) > 1 else "unknown"
+            status = "ambiguous" if name in ambiguous else "unknown"
             findings.append(KeyFinding(entry, status, table.suggest(name, version)))
     return findings
 

@@ -21,7 +21,7 @@ from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.frameworks.swift.fields import CONFIG_FILE_KEYS, swift_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
-from grpo_lint.plan import KeyFinding, RunPlan, Setting
+from grpo_lint.plan import RunPlan, Setting
 from grpo_lint.sources.document import Document
 from grpo_lint.versions import Target
 
@@ -49,21 +49,19 @@ def is_args_json(document: Document) -> bool:
     )
 
 
-def _ambiguous(finding: KeyFinding, specs: dict[str, Any]) -> KeyFinding:
-    """A prefix of several flags: argparse stops with "ambiguous option"."""
-    name = finding.entry.key.lstrip("-").replace("-", "_")
-    if finding.status == "unknown" and sum(1 for known in specs if known.startswith(name)) > 1:
-        return finding._replace(status="ambiguous")
-    return finding
+def _name(key: str) -> str:
+    """A key or flag as written (`--max-length`) as the argument's name (`max_length`)."""
+    return key.lstrip("-").replace("-", "_")
 
 
 def build(document: Document, target: Target, options: Options) -> RunPlan:
     table = swift_table()
     version = target.version
     flavor = "args.json" if is_args_json(document) else "config"
+    ambiguous = frozenset[str]()
     if document.format == "cli":
         # swift's argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself
-        expand_abbreviations(document, table.at(version))
+        ambiguous = expand_abbreviations(document, table.at(version))
     values: dict[str, Any] = {}
     null_problems: list[ValueProblem] = []
     specs = table.at(version)
@@ -87,9 +85,8 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         findings = []
     else:
         findings = classify_keys(document, table, version, CONFIG_FILE_KEYS, options.extra_keys)
-        findings = [f for f in findings if f.entry.key.replace("-", "_") not in specs]
-        if document.format == "cli":
-            findings = [_ambiguous(f, specs) for f in findings]
+        findings = [f for f in findings if _name(f.entry.key) not in specs]
+        findings = [f._replace(status="ambiguous") if _name(f.entry.key) in ambiguous else f for f in findings]
     settings = resolve_settings(document, table, version, coerced, CANONICAL)
     world = _world_size(document, version, options)
     w = as_int(world.value, 1)

@@ -71,7 +71,23 @@ _OVERRIDES: dict[str, dict] = {
             Choices("0.22.0", None, ("group", "batch", "none", True, False)),
         ),
     },
-    "importance_sampling_level": {"choices": (Choices("0.20.0", None, ("token", "sequence")),)},
+    "importance_sampling_level": {
+        "choices": (
+            Choices(
+                "0.20.0",
+                None,
+                ("token", "sequence"),
+                warned=(
+                    (
+                        "sequence_token",
+                        "is GSPO-token, which only the experimental trainer (`from trl.experimental.gspo_token "
+                        "import GRPOTrainer`) accepts; TRL's GRPOTrainer stops at the first step: \"Unknown "
+                        "importance sampling level: sequence_token\"",
+                    ),
+                ),
+            ),
+        )
+    },
     "multi_objective_aggregation": {
         "choices": (Choices("0.27.0", None, ("sum_then_normalize", "normalize_then_sum")),)
     },

@@ -31,7 +31,15 @@ _KINDS = {
 _CHOICES: dict[str, tuple[Choices, ...]] = {
     # 0.7.0+: RolloutConfig rejects only "sync"; another mode gets a DeprecationWarning and runs async (V16).
     "actor_rollout_ref.rollout.mode": (
-        Choices("0.7.0", None, ("async",), rejected=("sync",)),
+        Choices(
+            "0.7.0",
+            None,
+            ("async",),
+            warned=(
+                (..., 'is not a rollout mode of verl >= 0.7.0, which warns ("Unknown rollout mode") and runs async'),
+            ),
+            rejected=("sync",),
+        ),
         Choices(None, "0.7.0", ("sync", "async")),
     ),
 }

@@ -86,7 +86,9 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     else:
         table = verl_table(flavour)
     specs = table.at(version)
-    key_checks = context.config_name in (None, "ppo_trainer", "ppo_megatron_trainer") or context.file_path is not None
+    # Keys are known for verl's own configs or the user's file; another trainer composes its own.
+    standard = context.config_name in (None, "ppo_trainer", "ppo_megatron_trainer") or context.file_path is not None
+    key_checks = standard and context.entry is None
     values = {
         path: entry.value for path, entry in document.entries.items() if path in specs and _checkable(entry.value)
     }
