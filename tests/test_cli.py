@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from .conftest import ROOT, run_cli
+from .conftest import ROOT, lint, run_cli
 
 GOOD = "num_processes: 4\nper_device_train_batch_size: 8\nnum_generations: 8\n"
 BAD = "num_processes: 4\nper_device_train_batch_size: 6\nnum_generations: 16\n"
@@ -123,3 +123,34 @@ def test_color_when_forced(tmp_path):
 def test_version_and_help():
     assert run_cli("--version").stdout.startswith("grpo-lint, version")
     assert "--world-size" in run_cli("--help").stdout
+
+
+WANDB_RECORD = """wandb_version: 1
+
+_wandb:
+  desc: null
+  value:
+    cli_version: 0.16.6
+num_generations:
+  desc: null
+  value: 8
+per_device_train_batch_size:
+  desc: null
+  value: 8
+temperature:
+  desc: null
+  value: {temperature}
+vocab_size:
+  value: 151936
+"""
+
+
+def test_wandb_run_config_values_are_unwrapped():
+    # A W&B run's config.yaml wraps each value as {desc, value}: the value is judged under its key.
+    found = lint(WANDB_RECORD.format(temperature="0.0"))
+    assert [(d.code, d.span.line) for d in found] == [("GRPO201", 13)]
+    # The record also lists the model's config (vocab_size): no unknown-key reports for a record.
+    assert lint(WANDB_RECORD.format(temperature="0.9")) == []
+    # Without the W&B markers the same mapping is a config with a wrong type, as before.
+    plain = WANDB_RECORD.split("num_generations:", 1)[1]
+    assert "GRPO003" in {d.code for d in lint("num_generations:" + plain.format(temperature="0.0"))}

@@ -437,3 +437,24 @@ def test_rollout_modes_verl_warns_about_are_warnings():
     assert (warning.code, warning.severity.label) == ("GRPO006", "warning")
     (error,) = lint(text.replace("async_envloop", "sync"), VERL, "v.yaml")
     assert (error.code, error.severity.label) == ("GRPO006", "error")
+
+
+def test_invalid_group_size_fix_never_proposes_a_group_of_one():
+    # verl's default rollout.n is 1, itself no group (GRPO101): GRPO003 must not propose it.
+    found = [d for d in lint(verl(actor_rollout_ref__rollout__n="0"), VERL, "launch.sh") if d.code == "GRPO003"]
+    assert len(found) == 1
+    assert found[0].fix.startswith("actor_rollout_ref.rollout.n=8")
+    # A key whose default is valid still proposes the default, written as this file writes keys.
+    found = [d for d in lint(verl("data.max_prompt_length=abc"), VERL, "launch.sh") if d.code == "GRPO003"]
+    assert found and found[0].fix == "data.max_prompt_length=512 (the default)"
+
+
+def test_openrlhf_removed_switch_names_its_new_flag():
+    # 0.11.2 replaced the IS-correction switch by a level (off/token/seq): the fix turns it on.
+    script = openrlhf({"--algo.advantage.is_correction_enable": ""})
+    found = [d for d in lint(script, ORL, "launch.sh") if d.code == "GRPO004"]
+    assert len(found) == 1
+    assert "It is now `--algo.advantage.is_correction_level`" in found[0].message
+    assert found[0].fix == "`--algo.advantage.is_correction_level token`"
+    # In 0.11.1 the switch exists: no report.
+    assert not [d for d in lint(script, "--target openrlhf==0.11.1", "launch.sh") if d.code == "GRPO004"]

@@ -34,6 +34,8 @@ RENAMES = {
     "--partial_rollout": "--train.partial_rollout_enable",
     "--colocate_actor_ref": "--train.colocate_actor_ref",
     "--colocate_critic_reward": "--train.colocate_critic_reward",
+    # 0.11.2: the IS-correction switch became a level (off/token/seq).
+    "--algo.advantage.is_correction_enable": "--algo.advantage.is_correction_level",
 }
 
 
@@ -124,10 +126,12 @@ def main(pairs: list[str]) -> None:
         table[flag] = [info["kind"], info["default"], present[0], removed, info["choices"], None]
     dotted = {f: i for f, i in newest.items() if "." in f and seen[f][-1] == names[-1]}
     for flag, entry in table.items():
-        if "." in flag or entry[3] is None:
+        if entry[3] is None:
             continue
         if RENAMES.get(flag) in dotted:
             entry[5] = RENAMES[flag]
+            continue
+        if "." in flag:
             continue
         help_text = newest[flag]["help"]
         same_help = [d for d, i in dotted.items() if help_text and i["help"] == help_text]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import fw, shown
+from grpo_lint.checks.messages import assignment, fw, shown
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan
@@ -31,7 +31,7 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 severity=Severity.INFO,
                 key=entry.key,
             )
-        if finding.status != "unknown":
+        if finding.status != "unknown" or plan.document.record:
             continue
         key = finding.entry.key
         if plan.framework == "verl":
@@ -126,7 +126,9 @@ def _openrlhf_generation(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         fix = f"`--{spec.replacement}`" if spec.replacement else "the dotted name from `train_ppo_ray --help`"
     elif finding.status == "removed":
         message = f"`{flag}` was removed in OpenRLHF {spec.removed} (target {fw(plan)}); argparse stops on it."
-        fix = f"`--{spec.replacement}`" if spec.replacement else f"delete `{flag}`"
+        fix = f"`--{_replacement_value(spec.replacement)}`" if spec.replacement else f"delete `{flag}`"
+        if spec.replacement:
+            message += f" It is now `--{spec.replacement}`."
     else:
         flat = [k for k, s in openrlhf_table().specs.items() if s.replacement == name]
         message = (
@@ -135,6 +137,18 @@ def _openrlhf_generation(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         )
         fix = f"`--{flat[0]}`" if flat else f"upgrade to OpenRLHF >= {spec.since}"
     return report(plan, "GRPO004", message, finding.entry, fix=fix)
+
+
+def _replacement_value(name: str) -> str:
+    """The new flag as written for an old switch: a switch that became a choice (is_correction_enable ->
+    is_correction_level) is turned on by the first choice other than the default ("off")."""
+    from grpo_lint.frameworks.openrlhf.fields import openrlhf_table
+
+    spec = openrlhf_table().specs.get(name)
+    if spec is None or not spec.choices or spec.kind == "bool":
+        return name
+    on = [c for c in spec.choices[-1].values if c != spec.default]
+    return f"{name} {on[0]}" if on else name
 
 
 def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
@@ -240,6 +254,12 @@ def hydra_append_existing(plan: RunPlan, options: Options) -> Iterator[Diagnosti
         )
 
 
+# The keys that set the group size: a value below 2 is no group (GRPO101), whatever the default.
+_GROUP_SIZE_KEYS = frozenset({
+    "num_generations", "actor_rollout_ref.rollout.n", "n_samples_per_prompt", "rollout.n_samples_per_prompt",
+})  # fmt: skip
+
+
 @rule("GRPO003", "invalid-value", Severity.ERROR, "Wrong type or value out of range.")
 def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
@@ -249,13 +269,15 @@ def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             continue
         spec = plan.specs.get(problem.key.replace("-", "_"))
         default = spec.default_at(plan.target.version) if spec else None
-        fix = (
-            f"`{entry.key}: {shown(default)}` (the default)"
-            if default is not None and problem.kind != "swift_null"
-            else f"delete `{entry.key}` to keep the default"
-            if problem.kind == "swift_null"
-            else None
-        )
+        if problem.kind == "swift_null":
+            fix: str | None = f"delete `{entry.key}` to keep the default"
+        elif problem.key in _GROUP_SIZE_KEYS and not (isinstance(default, int) and default >= 2):
+            # The default group size (1 in verl and OpenRLHF) is itself no group: GRPO101.
+            fix = f"{assignment(plan, entry.key, 8)}, or another group size of at least 2"
+        elif default is not None:
+            fix = f"{assignment(plan, entry.key, shown(default))} (the default)"
+        else:
+            fix = None
         yield report(
             plan,
             "GRPO003",

@@ -35,7 +35,9 @@ class Entry:
 class Document:
     """A parsed config file."""
 
-    __slots__ = ("_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "text", "unknown")
+    __slots__ = (
+        "_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "record", "text", "unknown",
+    )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
         self.path = path
@@ -50,6 +52,9 @@ class Document:
         self.hydra: Any = None
         # Keys a launch script sets to values that are not known before launch (left out of entries).
         self.unknown: frozenset[str] = frozenset()
+        # What kind of record of a run this file is ("W&B run config"), when it is not a config written
+        # by hand: such a record lists every key the run logged, so unknown keys are not reported.
+        self.record = ""
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

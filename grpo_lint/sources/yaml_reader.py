@@ -69,6 +69,8 @@ def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
         document = Document(path=path, text=text, format=fmt, entries={})
         for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines()):
             document.entries[key] = entry
+        if _is_wandb_record(document.entries):
+            _unwrap_wandb(document)
         return document
     except yaml.MarkedYAMLError as exc:
         if fmt == "json":
@@ -109,6 +111,37 @@ def _mapping_entries(
         seen[key] = entry
         result.append((key, entry))
     return result
+
+
+_WANDB_MARKERS = ("wandb_version", "_wandb")
+_WANDB_FIELDS = frozenset({"desc", "value"})
+
+
+def _wrapped(entry: Entry) -> bool:
+    return isinstance(entry.value, dict) and "value" in entry.children and set(entry.children) <= _WANDB_FIELDS
+
+
+def _is_wandb_record(entries: dict[str, Entry]) -> bool:
+    """A W&B run's config.yaml: `wandb_version`/`_wandb` at the top and every value as `{desc, value}`."""
+    if not any(marker in entries for marker in _WANDB_MARKERS):
+        return False
+    others = [entry for key, entry in entries.items() if key not in _WANDB_MARKERS]
+    return bool(others) and sum(map(_wrapped, others)) * 2 > len(others)
+
+
+def _unwrap_wandb(document: Document) -> None:
+    """Read each `key: {desc: ..., value: v}` of a W&B record as `key: v`, positioned at `v`."""
+    document.record = "W&B run config"
+    unwrapped: dict[str, Entry] = {}
+    for key, entry in document.entries.items():
+        if key in _WANDB_MARKERS:
+            continue
+        if _wrapped(entry):
+            inner = entry.children["value"]
+            entry = Entry(key, inner.value, entry.key_span, inner.value_span)
+            entry.children, entry.item_spans = inner.children, inner.item_spans
+        unwrapped[key] = entry
+    document.entries = unwrapped
 
 
 def _span(node: yaml.Node, lines: list[str] | None = None) -> Span:
