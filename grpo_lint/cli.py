@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from grpo_lint import __version__
+from grpo_lint.limits import MAX_WORLD_SIZE
 
 _FORMATS = ("text", "json", "sarif", "github")
 
@@ -35,7 +36,7 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
     help="Framework version to check against, e.g. trl==0.19.1 or swift==3.5.0 (repeatable). "
     "Default: the installed version, else the newest known (TRL 1.16.0, ms-swift 4.6.0).",
 )
-@click.option("--world-size", type=click.IntRange(min=1), help="Number of training processes.")
+@click.option("--world-size", type=click.IntRange(min=1, max=MAX_WORLD_SIZE), help="Number of training processes.")
 @click.option(
     "--accelerate-config",
     type=click.Path(dir_okay=False),
@@ -222,7 +223,16 @@ def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
 
         name = flags["stdin_filename"] or "-"
         workspace = build([os.path.dirname(name) or "."] if name != "-" else ["."], options)
-        return Report([lint_bytes(sys.stdin.buffer.read(), name, options, workspace)])
+        from grpo_lint.lint import finish, unreadable
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_stream
+
+        data = read_stream(sys.stdin.buffer)
+        if isinstance(data, ReadProblem):
+            return Report([finish(unreadable(name, data, options), options)])
+        from grpo_lint.engine import guarded
+
+        return Report([guarded(name, options, lint_bytes, data, name, options, workspace)])
     return lint_paths(paths, options)
 
 
@@ -251,12 +261,21 @@ def _use_color(color: str, output_file: str | None) -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+class _OutputError(click.FileError):
+    """The -o file cannot be written: a usage problem (exit 2), not "errors found" (exit 1)."""
+
+    exit_code = 2
+
+
 def _write(text: str, output_file: str | None, color: bool) -> None:
+    from grpo_lint.formatters import printable
+
+    text = printable(text)
     if output_file:
         try:
             with open(output_file, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as exc:
-            raise click.FileError(output_file, hint=exc.strerror or str(exc)) from None
+            raise _OutputError(output_file, hint=exc.strerror or str(exc)) from None
         return
     click.echo(text, nl=False, color=color)

@@ -8,9 +8,11 @@ launches (a pre-commit run names only the config) is checked through that script
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.lint import (
     finish,
     lint_config,
@@ -24,6 +26,7 @@ from grpo_lint.lint import (
 from grpo_lint.options import Options
 from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
+from grpo_lint.sources.reading import inside, read_file, read_head
 from grpo_lint.workspace import Candidate, Workspace, build
 
 if TYPE_CHECKING:
@@ -49,7 +52,7 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
         if reason is not None:
             results[index] = FileResult(candidate.display, "skipped", note=reason)
         elif kinds[index] == "shell":
-            results[index] = lint_candidate(candidate, options, "shell", workspace)
+            results[index] = guarded(candidate.display, options, lint_candidate, candidate, options, "shell", workspace)
             for source in results[index].sources:
                 linked.setdefault(os.path.realpath(source), candidate.display)
     others = _Launchers(
@@ -62,11 +65,37 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
         if script is not None:
             results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
             continue
-        through = others.lint_through(candidate, options) if kinds[index] == "config" else None
-        results[index] = through or lint_candidate(candidate, options, kinds[index], workspace)
+        results[index] = guarded(candidate.display, options, _lint_found, candidate, others, kinds[index], options)
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
     return Report(files, workspace)
+
+
+def _lint_found(candidate: Candidate, others: _Launchers, kind: str, options: Options) -> FileResult:
+    through = others.lint_through(candidate, options) if kind == "config" else None
+    return through or lint_candidate(candidate, options, kind, others.workspace)
+
+
+def guarded(display: str, options: Options, lint: Callable[..., FileResult], *args: Any) -> FileResult:
+    """`lint(*args)`, where an unexpected exception (a bug of grpo-lint, never of the input) becomes a
+    GRPO000 diagnostic of this file, so that the other files are still linted; the run exits 2."""
+    try:
+        return lint(*args)
+    except Exception as exc:  # the last line of defence: reported, never silent
+        import traceback
+
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = ""
+        if frames:
+            inner = frames[-1]
+            where = f" at {Path(inner.filename).name}:{inner.lineno} in {inner.name}"
+        message = (
+            f"grpo-lint failed on this file ({type(exc).__name__}{where}); this is a bug of grpo-lint, not of the "
+            "file. Please report it with the file (or a smaller one that fails the same way)"
+        )
+        diagnostic = Diagnostic("GRPO000", Severity.ERROR, message, display, Span.point(1, 1))
+        del options  # never filtered: a failure of the tool is not a finding to select or ignore
+        return FileResult(display, "unreadable", [diagnostic])
 
 
 def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) -> str | None:
@@ -78,9 +107,14 @@ def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) 
         return f"part of the copy of {fork.framework} in {fork.package}/ (the framework's own source)"
     if candidate.explicit:
         return None
+    if not inside(candidate.path, workspace.root):
+        return "a symlink that leads outside the repository (not followed)"
     from grpo_lint.workspace.files import too_big_or_data
 
     return too_big_or_data(candidate.path)
+
+
+_MAX_SCRIPT_BYTES = 1024 * 1024  # a launch script searched for a config's name; larger ones are not scripts
 
 
 class _Launchers:
@@ -101,14 +135,11 @@ class _Launchers:
                 if _KINDS.get(os.path.splitext(name)[1].lower()) != "shell":
                     continue
                 path = root / name
-                if os.path.realpath(path) in self.linted:
+                if os.path.realpath(path) in self.linted or not inside(path, root):
                     continue
-                try:
-                    if path.stat().st_size > 1024 * 1024:
-                        continue
-                    self._scripts.append((path, path.read_bytes()))
-                except OSError:
-                    continue
+                data = read_file(path, _MAX_SCRIPT_BYTES)
+                if not isinstance(data, ReadProblem):
+                    self._scripts.append((path, data))
         return self._scripts
 
     def lint_through(self, candidate: Candidate, options: Options) -> FileResult | None:
@@ -116,7 +147,7 @@ class _Launchers:
         if not self.workspace.files or candidate.path.suffix.lower() not in (".yaml", ".yml", ".json"):
             return None
         wanted = os.path.realpath(candidate.path)
-        needle = candidate.path.name.encode()
+        needle = os.fsencode(candidate.path.name)
         for path, data in self.scripts():
             if needle not in data:
                 continue
@@ -138,7 +169,6 @@ class _Launchers:
 
 def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult]:
     """GRPO011, once per repository: a framework copy whose schema grpo-lint cannot read."""
-    from grpo_lint.diagnostics import Diagnostic, Severity, Span
 
     notes = []
     from grpo_lint.versions import DISPLAY
@@ -188,12 +218,8 @@ def file_kind(path: Path, explicit: bool) -> str:
     """The kind of a file; only a named file without a known suffix is opened to look at its shebang."""
     if not explicit or path.suffix.lower() in _KINDS:
         return kind_of(path.name, None)
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(128).decode("utf-8", "replace")
-    except OSError:
-        head = None
-    return kind_of(path.name, head)
+    head = read_head(path, 128)
+    return kind_of(path.name, head.decode("utf-8", "replace") if head is not None else None)
 
 
 def lint_candidate(
@@ -234,11 +260,10 @@ def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], option
 
     found = []
     for candidate, kind in zip(candidates, kinds, strict=True):
-        if kind != "config" or not candidate.explicit or not candidate.path.is_file():
+        if kind != "config" or not candidate.explicit:
             continue
-        try:
-            head = candidate.path.read_bytes()[:65536]
-        except OSError:
+        head = read_head(candidate.path, 65536)
+        if head is None:
             continue
         if b"distributed_type" not in head and b"compute_environment" not in head:
             continue  # cheap test first: most files are not accelerate configs

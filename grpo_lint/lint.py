@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
@@ -222,7 +223,8 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
     return Diagnostic(
         "GRPO507",
         Severity.INFO,
-        f"`{_shown(script, word)}` depends on {', '.join(word.unknown)}, which is not known before launch; "
+        f"`{_shown(script, word)}` depends on {', '.join(clip(u) for u in word.unknown)}, which is not known "
+        "before launch; "
         f"the checks that need {name} use the default instead",
         script.path,
         word.span,
@@ -266,6 +268,38 @@ def lint_python(text: str, display: str, explicit: bool, options: Options, works
 # --- filters ---------------------------------------------------------------------------------
 
 
+_LONG_QUOTE = re.compile(r"`([^`\n]{" + str(2 * CLIP + 1) + r",})`")
+
+
+def clip(text: str) -> str:
+    """`text`, or its first CLIP and last CLIP / 2 characters when it is longer than 2 x CLIP."""
+    return text if len(text) <= 2 * CLIP else f"{text[:CLIP]}...{text[-CLIP // 2 :]}"
+
+
+def _clip_text(text: str) -> str:
+    """A message with every quoted text longer than 2 x CLIP characters shortened in the middle: a key
+    or value of 5,000 characters says nothing more than its ends."""
+    if len(text) <= 2 * CLIP:
+        return text
+
+    def short(match: re.Match[str]) -> str:
+        return f"`{clip(match.group(1))}` ({len(match.group(1)):,} characters)"
+
+    text = _LONG_QUOTE.sub(short, text)
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
+
+
+def _clipped(diagnostic: Diagnostic) -> Diagnostic:
+    message, fix, key = diagnostic.message, diagnostic.fix, diagnostic.key
+    if len(message) + len(fix or "") + len(key or "") <= 6 * CLIP:
+        return diagnostic
+    return diagnostic._replace(
+        message=_clip_text(message),
+        fix=_clip_text(fix) if fix else fix,
+        key=clip(key) if key is not None else None,
+    )
+
+
 def finish(result: FileResult, options: Options) -> FileResult:
     """Per-file ignores, inline suppressions, severity overrides; then sort."""
     from grpo_lint.workspace import matches
@@ -296,5 +330,5 @@ def finish(result: FileResult, options: Options) -> FileResult:
         diagnostics = [
             d._replace(severity=options.severity[d.code]) if d.code in options.severity else d for d in diagnostics
         ]
-    result.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+    result.diagnostics = sorted((_clipped(d) for d in diagnostics), key=Diagnostic.sort_key)
     return result

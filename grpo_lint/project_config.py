@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Severity
+from grpo_lint.limits import MAX_WORLD_SIZE
 from grpo_lint.options import PathPatterns, Thresholds
 from grpo_lint.versions import Target, TargetError, parse_target
 
@@ -51,33 +52,60 @@ def find(start: Path) -> Path | None:
 
 
 def _has_section(pyproject: Path) -> bool:
-    try:
-        text = pyproject.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(pyproject)
+    if isinstance(data, ReadProblem):
         return False
+    text = data.decode("utf-8", "replace")
     return re.search(r"^\s*\[\s*tool\s*\.\s*[\"']?grpo-lint", text, re.M) is not None
 
 
 def load(path: Path) -> ProjectConfig:
     import tomllib
 
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+    from grpo_lint.sources.yaml_guards import prescan
+
     display = str(path)
+    data = read_file(path)
+    if isinstance(data, ReadProblem):
+        raise ConfigError(display, 1, 1, f"the settings file {data.message}")
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(display, 1, 1, f"cannot read the settings file: {exc}") from None
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(display, 1, 1, f"the settings file is not UTF-8 text: {exc.reason}") from None
+    refused = prescan(text)  # TOML arrays and inline tables nest like YAML flow collections
+    if refused is not None:
+        line, column = (refused.span.line, refused.span.column) if refused.span else (1, 1)
+        raise ConfigError(display, line, column, f"the settings file {refused.message}")
     try:
-        data = tomllib.loads(text)
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, column = _toml_error_position(str(exc), text)
         raise ConfigError(display, line, column, f"invalid TOML: {exc}") from None
+    except ValueError:  # Python will not convert an integer of more than 4,300 digits
+        found = _LONG_NUMBER.search(text)
+        offset = found.start() if found is not None else 0
+        line = text.count("\n", 0, offset) + 1
+        column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        raise ConfigError(display, line, column, "a number is too long to read (out of range)") from None
     own = path.name != "pyproject.toml"  # .grpo-lint.toml, or any file given with --config
-    table = data if own else data.get("tool", {}).get("grpo-lint", {})
+    tool = parsed.get("tool", {})
+    if not own and not isinstance(tool, dict):
+        raise ConfigError(display, *_locate(text, (), "tool"), "`tool` must be a table")
+    table = parsed if own else tool.get("grpo-lint", {})
     prefix: tuple[str, ...] = () if own else SECTION
     if not isinstance(table, dict):
         raise ConfigError(display, *_locate(text, (), "tool"), "[tool] grpo-lint must be a table")
     reader = _Reader(display, text, prefix, path.parent)
     return ProjectConfig(display, reader.read(table))
+
+
+# Where a number too long for Python's int() is (to place the error; TOML parsers keep no positions).
+_LONG_NUMBER = re.compile(r"(?<![\w\"'.])[+-]?\d[\d_]{4000,}")
 
 
 def _toml_error_position(message: str, text: str) -> tuple[int, int]:
@@ -193,7 +221,7 @@ def _targets(r: _Reader, key: str, value: Any) -> dict[str, Any]:
 
 
 def _world_size(r: _Reader, key: str, value: Any) -> dict[str, Any]:
-    return {"world_size": r.number((), key, value, True, 1, float("inf"))}
+    return {"world_size": r.number((), key, value, True, 1, MAX_WORLD_SIZE)}
 
 
 def _framework(r: _Reader, key: str, value: Any) -> dict[str, Any]:

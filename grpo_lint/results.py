@@ -76,4 +76,8 @@ class Report:
         return sum(1 for d in self.diagnostics if d.severity is severity)
 
     def exit_code(self, fail_on: Severity = Severity.ERROR) -> int:
-        return 1 if any(d.severity >= fail_on for d in self.diagnostics) else 0
+        """0 clean, 1 findings at or above `fail_on`, 2 when grpo-lint itself failed on a file (GRPO000)."""
+        diagnostics = self.diagnostics
+        if any(d.code == "GRPO000" for d in diagnostics):
+            return 2
+        return 1 if any(d.severity >= fail_on for d in diagnostics) else 0

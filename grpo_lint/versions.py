@@ -59,8 +59,13 @@ class Target(NamedTuple):
         return DISPLAY[self.framework]
 
 
+_MAX_TARGET = 200  # characters of a FRAMEWORK==VERSION text; real ones are under 40
+
+
 def parse_target(text: str) -> Target:
     """Parse `trl==0.19.1` / `swift==3.5.0` (also `ms-swift==...`) / `verl==0.7.0` / `openrlhf==0.10.1`."""
+    if len(text) > _MAX_TARGET:
+        raise TargetError(f"--target {text[:40]!r}...: {len(text):,} characters is too long for FRAMEWORK==VERSION")
     name, sep, version_text = text.partition("==")
     framework = ALIASES.get(name.strip().lower())
     if not sep or framework is None:
@@ -70,7 +75,7 @@ def parse_target(text: str) -> Target:
         )
     try:
         version = Version(version_text.strip())
-    except InvalidVersion:
+    except (InvalidVersion, ValueError):  # ValueError: a release number past Python's int() limit
         raise TargetError(f"--target {text!r}: {version_text!r} is not a version") from None
     if version.release > NEWEST_KNOWN[framework].release:
         raise TargetError(
@@ -113,7 +118,7 @@ def installed_version(framework: str) -> Version | None:
                 return _metadata_version(framework)
             try:
                 return Version(version)
-            except InvalidVersion:
+            except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
                 return None
     return None
 
@@ -142,7 +147,7 @@ def resolve_target(
     if file_version:
         try:
             version = Version(file_version)
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
             version = None
         if version is not None and version >= FIRST_GRPO[framework]:
             return _known(framework, version, "recorded in the file")

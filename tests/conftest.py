@@ -67,3 +67,21 @@ def shared() -> Path:
     if not (SHARED / "corpus").is_dir():
         pytest.skip("../shared is not present")
     return SHARED
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fuzz-budget",
+        type=float,
+        default=0.0,
+        help="seconds for the long hostile-input run (tests marked fuzz; skipped when 0)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--fuzz-budget") > 0:
+        return
+    skip = pytest.mark.skip(reason="the long fuzz run: pytest -m fuzz --fuzz-budget=600")
+    for item in items:
+        if "fuzz" in item.keywords:
+            item.add_marker(skip)

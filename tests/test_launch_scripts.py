@@ -3,28 +3,33 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
 from grpo_lint.diagnostics import Severity
 from grpo_lint.engine import lint_text
 from grpo_lint.sources.shell import parse
+from grpo_lint.workspace import build
 
 from .conftest import ROOT, options_from, run_cli
 
 TARGETS = "--target trl==1.16.0 --target swift==4.6.0"
 
 
-def script(text: str, args: str = TARGETS, name: str = "launch.sh"):
-    return lint_text(text, name, options_from(args), kind="shell")
+def script(text: str, args: str = TARGETS, name: str = "launch.sh", root: Path | None = None):
+    """Lint a script's text; files it names are read only inside `root` (default: the current directory)."""
+    workspace = build([str(root)], options_from(args)) if root is not None else None
+    return lint_text(text, name, options_from(args), kind="shell", workspace=workspace)
 
 
 def codes(text: str, args: str = TARGETS) -> list[str]:
     return sorted(d.code for d in script(text, args).diagnostics)
 
 
-def world(text: str, args: str = TARGETS):
-    (plan,) = script(text, args).plans
+def world(text: str, args: str = TARGETS, root: Path | None = None):
+    (plan,) = script(text, args, root=root).plans
     return plan.world_size
 
 
@@ -182,9 +187,9 @@ def test_world_size_of_each_launcher(line, size, key):
 def test_accelerate_config_file_gives_the_world_size(tmp_path):
     (tmp_path / "zero2.yaml").write_text("distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 6\n")
     text = f"accelerate launch --config_file {tmp_path / 'zero2.yaml'} -m trl.scripts.grpo {TRL}\n"
-    setting = world(text)
+    setting = world(text, root=tmp_path)
     assert setting.value == 6 and "num_processes: 6" in setting.origin
-    overridden = world(text.replace("--config_file", "--num_processes 2 --config_file"))
+    overridden = world(text.replace("--config_file", "--num_processes 2 --config_file"), root=tmp_path)
     assert overridden.value == 2  # flags beat the YAML, as in accelerate
 
 
@@ -270,10 +275,10 @@ def test_trl_config_file_is_linted_with_the_script_world_size_and_flags_win(tmp_
     recipe = tmp_path / "recipe.yaml"
     recipe.write_text("per_device_train_batch_size: 4\nnum_generations: 6\ntemperature: 0.0\n")
     text = f"accelerate launch --num_processes 3 -m trl.scripts.grpo --config {recipe} --temperature 0.9\n"
-    result = script(text)
+    result = script(text, root=tmp_path)
     # 4 x 3 = 12 is a multiple of 6; the file's temperature 0 is overridden by the flag.
     assert result.diagnostics == []
-    broken = script(text.replace("--num_processes 3", "--num_processes 4"))
+    broken = script(text.replace("--num_processes 3", "--num_processes 4"), root=tmp_path)
     (group,) = broken.diagnostics
     assert group.code == "GRPO102" and group.path == str(recipe) and group.span.line == 2
     assert str(recipe) in broken.sources
@@ -284,9 +289,9 @@ def test_swift_positional_config_and_env_block(tmp_path):
     config.write_text(
         "ENV:\n  NPROC_PER_NODE: 3\nrlhf_type: grpo\nper_device_train_batch_size: 2\nnum_generations: 6\n"
     )
-    assert script(f"swift rlhf {config}\n").plans[0].world_size.value == 3
+    assert script(f"swift rlhf {config}\n", root=tmp_path).plans[0].world_size.value == 3
     # NPROC_PER_NODE in the shell beats the file's ENV (ms-swift >= 4.3: the environment wins).
-    result = script(f"NPROC_PER_NODE=2 swift rlhf {config} --num_generations 8\n")
+    result = script(f"NPROC_PER_NODE=2 swift rlhf {config} --num_generations 8\n", root=tmp_path)
     assert result.plans[0].world_size.value == 2
     assert [d.code for d in result.diagnostics] == ["GRPO102"]  # 2 x 2 = 4 holds no group of 8
 
@@ -296,10 +301,10 @@ def test_swift_config_flag_before_4_1_overrides_the_command_line(tmp_path):
     config.write_text("rlhf_type: grpo\nnum_generations: 3\n")
     text = f"NPROC_PER_NODE=4 swift rlhf --config {config} --num_generations 8 --per_device_train_batch_size 2\n"
     # ms-swift 3.10-4.0 appends the YAML after the flags: num_generations 3 wins, 8 % 3 != 0.
-    old = script(text, "--target swift==4.0.0")
+    old = script(text, "--target swift==4.0.0", root=tmp_path)
     assert [(d.code, d.path) for d in old.diagnostics] == [("GRPO102", str(config))]
     # From 4.1 `--config` is no argument at all.
-    assert "GRPO002" in [d.code for d in script(text, "--target swift==4.6.0").diagnostics]
+    assert "GRPO002" in [d.code for d in script(text, "--target swift==4.6.0", root=tmp_path).diagnostics]
 
 
 def test_missing_config_file_is_said(tmp_path):
@@ -418,3 +423,26 @@ def test_swift_flags_written_as_a_unique_prefix_are_accepted_and_ambiguous_ones_
     base = "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --per_device_train_batch_size 4 --num_generations 8"
     assert codes(f"{base} --remove_unused_column false\n") == []
     assert codes(f"{base} --max 10\n") == ["GRPO002"]
+
+
+def test_a_config_outside_the_repository_is_not_read(tmp_path):
+    # A script may name any path; grpo-lint reads only files inside the linted tree, so a pull
+    # request cannot make it print a file of the CI runner (issue: hardening, part two).
+    outside = tmp_path / "secret.yaml"
+    outside.write_text("SECRET_TOKEN_abc: 1\nnum_generations: 6\n")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "inside.yaml").write_text("num_generations: 6\n")
+    os.symlink(outside, repo / "link.yaml")
+    for named in (str(outside), "../secret.yaml", "link.yaml"):
+        text = f"accelerate launch --num_processes 4 -m trl.scripts.grpo --config {named} {TRL}\n"
+        result = script(text, root=repo)
+        (note,) = [d for d in result.diagnostics if d.code == "GRPO001"]
+        assert note.severity is Severity.INFO and "outside the repository" in note.message
+        assert "SECRET" not in json.dumps([d._asdict() for d in result.diagnostics]) and not result.sources
+    # The same script naming a file inside the tree reads it.
+    inside = script(f"accelerate launch --num_processes 4 -m trl.scripts.grpo --config inside.yaml {TRL}\n", root=repo)
+    assert list(inside.sources) and not [d for d in inside.diagnostics if d.code == "GRPO001"]
+    # A walk does not follow the symlink out of the repository either.
+    walked = run_cli(".", "--format", "json", "--target", "trl==1.16.0", cwd=repo)
+    assert "SECRET" not in walked.stdout and walked.returncode in (0, 1)

@@ -138,7 +138,7 @@ def test_pyproject_without_the_section_is_passed_over(tmp_path):
     ("settings", "line", "message"),
     [
         ('[tool.grpo-lint]\nselct = ["GRPO1"]\n', 2, "unknown setting 'selct'; did you mean 'select'?"),
-        ("[tool.grpo-lint]\nworld-size = 0\n", 2, "world-size must be an integer >= 1"),
+        ("[tool.grpo-lint]\nworld-size = 0\n", 2, "world-size must be an integer in [1, 1048576]"),
         ('[tool.grpo-lint]\nworld-size = "8"\n', 2, "world-size must be an integer"),
         ('[tool.grpo-lint]\nselect = ["E501"]\n', 2, "'E501' is not a known rule code or prefix"),
         ('[tool.grpo-lint]\ntarget = "trl==banana"\n', 2, "'banana' is not a version"),

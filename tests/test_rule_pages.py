@@ -32,6 +32,8 @@ def test_failing_example_raises_exactly_its_rule(page):
     options, blocks = examples(page)
     if options == "repository":
         pytest.skip("a repository-level rule: tests/test_repository.py builds its example")
+    if options == "internal":
+        pytest.skip("grpo-lint's own failure: tests/test_hostile_inputs.py provokes it")
     body, name = blocks["fail"]
     found = {d.code for d in lint(body, options, name)}
     assert found == {page.stem}
@@ -40,8 +42,8 @@ def test_failing_example_raises_exactly_its_rule(page):
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
 def test_fixed_example_is_clean(page):
     options, blocks = examples(page)
-    if options == "repository":
-        pytest.skip("a repository-level rule: tests/test_repository.py builds its example")
+    if options in ("repository", "internal"):
+        pytest.skip("no config example: see the page")
     body, name = blocks["pass"]
     assert [(d.code, d.message) for d in lint(body, options, name)] == []
 

@@ -34,6 +34,13 @@ def rule(code: str, name: str, severity: Severity, summary: str) -> Callable[[Ch
 
 def register_engine_rules() -> None:
     """Rules the reader and the engine raise themselves, not a check of the plan."""
+    REGISTRY["GRPO000"] = Rule(
+        "GRPO000",
+        "internal-error",
+        Severity.ERROR,
+        "grpo-lint itself failed on this file (a bug to report); the other files are still linted.",
+        None,
+    )
     REGISTRY["GRPO001"] = Rule(
         "GRPO001",
         "unreadable-config",

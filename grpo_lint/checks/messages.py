@@ -38,6 +38,10 @@ def assignment(plan: RunPlan, key: str, value: object) -> str:
 
 
 def shown(value: object) -> str:
+    from grpo_lint.sources.numbers import TooLarge
+
+    if isinstance(value, TooLarge):
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:

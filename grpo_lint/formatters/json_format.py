@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from grpo_lint.diagnostics import Severity
+from grpo_lint.formatters import jsonable
 from grpo_lint.results import Report
 
 
@@ -37,4 +38,4 @@ def render_json(report: Report) -> str:
             {"framework": t.framework, "version": str(t.version), "source": t.source} for t in report.targets()
         ],
     }
-    return json.dumps({"diagnostics": diagnostics, "summary": summary}, indent=2) + "\n"
+    return json.dumps(jsonable({"diagnostics": diagnostics, "summary": summary}), indent=2, allow_nan=False) + "\n"

@@ -9,6 +9,7 @@ from typing import Any
 
 from grpo_lint import __version__
 from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.formatters import jsonable
 from grpo_lint.results import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -44,7 +45,7 @@ def render_sarif(report: Report) -> str:
             }
         ],
     }
-    return json.dumps(log, indent=2) + "\n"
+    return json.dumps(jsonable(log), indent=2, allow_nan=False) + "\n"
 
 
 def _rule(code: str, name: str, summary: str, severity: Severity) -> dict[str, Any]:
@@ -87,21 +88,20 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
 
 
 def _uri(path: str) -> str:
-    """Repository-relative POSIX paths, as code scanning recommends; file URIs outside the cwd."""
+    """Repository-relative POSIX paths, as code scanning recommends; file URIs outside the cwd. The
+    file name's own bytes are percent-encoded, so a name that is not UTF-8 still gives a valid URI."""
+    from urllib.parse import quote
+
     absolute = os.path.abspath(path)
     relative = os.path.relpath(absolute, os.getcwd())
     if relative.startswith(".."):
-        from pathlib import Path
-
-        return Path(absolute).as_uri()
-    from urllib.parse import quote
-
-    return quote(relative.replace(os.sep, "/"))
+        return "file://" + quote(os.fsencode(absolute).replace(os.sep.encode(), b"/"))
+    return quote(os.fsencode(relative.replace(os.sep, "/")))
 
 
 def _fingerprint(d: Diagnostic) -> str:
     anchor = d.key or (f"{d.span.line}" if d.span else "")
-    return hashlib.sha256(f"{d.code}\0{d.path}\0{anchor}".encode()).hexdigest()[:32]
+    return hashlib.sha256(f"{d.code}\0{d.path}\0{anchor}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def _problem_severity(severity: Severity) -> str:

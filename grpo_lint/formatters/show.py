@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from grpo_lint.formatters import jsonable
 from grpo_lint.groups import group_batch, spell_counts, valid_world_sizes
 from grpo_lint.plan import RunPlan, Setting
 from grpo_lint.results import Report
@@ -71,7 +72,7 @@ def render_show(report: Report, fmt: str) -> str:
             "runs": [describe(p) for p in plans],
             "skipped": [{"path": p, "reason": r} for p, r in skipped],
         }
-        return json.dumps(payload, indent=2, default=str) + "\n"
+        return json.dumps(jsonable(payload), indent=2, allow_nan=False) + "\n"
     blocks = ["\n".join(["workspace", *(f"  {fact}" for fact in report.facts)])] if report.facts else []
     blocks += [_text(describe(p)) for p in plans]
     blocks += [f"{path}: not shown ({reason})" for path, reason in skipped]
@@ -108,7 +109,7 @@ def _text(d: dict[str, Any]) -> str:
     ]
     rows += [(f"  {name}", value(item)) for name, item in d["sampling"].items()]
     if d["generation_kwargs"]:
-        rows.append(("  generation_kwargs", json.dumps(d["generation_kwargs"], default=str)))
+        rows.append(("  generation_kwargs", json.dumps(jsonable(d["generation_kwargs"]))))
     rows.append(("seed", value(d["seed"])))
     counts = d["valid_process_counts"]
     rows.append(("valid process counts", counts if isinstance(counts, str) else spell_counts(counts)))

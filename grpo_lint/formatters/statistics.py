@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+from grpo_lint.formatters import jsonable
 from grpo_lint.results import Report
 
 
@@ -20,7 +21,7 @@ def render_statistics(report: Report, fmt: str) -> str:
             {"code": code, "name": rules[code].name if code in rules else "", "severity": severities[code], "count": n}
             for code, n in rows
         ]
-        return json.dumps(payload, indent=2) + "\n"
+        return json.dumps(jsonable(payload), indent=2, allow_nan=False) + "\n"
     if not rows:
         return "No problems found.\n"
     width = len(str(rows[0][1]))

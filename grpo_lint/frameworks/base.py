@@ -35,13 +35,21 @@ def classify_keys(
     extra_keys: frozenset[str] = frozenset(),
 ) -> list[KeyFinding]:
     """Keys that the target version does not know, or no longer / not yet knows."""
+    from grpo_lint.limits import MAX_SUGGESTED_KEYS
+
     specs = table.at(version)
     findings: list[KeyFinding] = []
+    suggested = 0
     for key, entry in document.entries.items():
         if key in specs or key in allowed or key in extra_keys:
             continue
         found = lifecycle_finding(entry, table.get(key), version)
-        findings.append(found or KeyFinding(entry, "unknown", table.suggest(key, version, allowed)))
+        if found is None:
+            suggested += 1
+            # "Did you mean" costs a fuzzy match per key: bounded for a file of thousands of keys.
+            suggestion = table.suggest(key, version, allowed) if suggested <= MAX_SUGGESTED_KEYS else None
+            found = KeyFinding(entry, "unknown", suggestion)
+        findings.append(found)
     return findings
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from packaging.version import Version
 
 from grpo_lint.frameworks.fields import FieldSpec, FieldTable
+from grpo_lint.limits import MAX_DIGITS
+from grpo_lint.sources.numbers import out_of_range
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -134,6 +136,11 @@ class Schema:
         known = {k: v for k, v in values.items() if k in self.specs}
         if all(_plainly_valid(self.specs[k], v) for k, v in known.items()):
             return {k: _as_kind(self.specs[k], v) for k, v in known.items()}, []
+        huge = [k for k, v in known.items() if out_of_range(v)]
+        if huge:
+            # Out of range before any conversion: such numbers never reach pydantic or the arithmetic.
+            coerced, problems = self.validate({k: v for k, v in known.items() if k not in huge})
+            return coerced, [_too_large(k, known[k]) for k in huge] + problems
         from pydantic import ValidationError
 
         try:
@@ -151,6 +158,13 @@ class Schema:
             good = {k: v for k, v in known.items() if k not in bad}
             coerced = self.model.model_validate(good) if good else None
             return ({k: getattr(coerced, k) for k in good} if coerced else {}), problems
+
+
+def _too_large(key: str, value: Any) -> ValueProblem:
+    digits = sum(c.isdigit() for c in str(value)) if isinstance(value, str) else len(str(abs(value)))
+    return ValueProblem(
+        key, "out_of_range", f"is out of range: a number of {digits} digits (grpo-lint reads up to {MAX_DIGITS})"
+    )
 
 
 def _as_kind(spec: FieldSpec, value: Any) -> Any:

@@ -311,7 +311,10 @@ def _accelerate_world(flags: LauncherFlags, command: Command, places: Places) ->
             return None, _unknown_reason(config, "--config_file")
         from grpo_lint.launch.accelerate import read_accelerate_config
 
-        found = read_accelerate_config(_resolve(config.text, places))
+        where = find_file(config.text, places)
+        if isinstance(where, Outside):
+            return None, f"the accelerate config {config.text} is outside the repository and is not read"
+        found = read_accelerate_config(where or places.script_dir / config.text)
         if found is None:
             return None, f"the accelerate config {config.text} cannot be read"
         if found.num_processes is not None and found.num_processes > 0:
@@ -394,17 +397,33 @@ class Places(NamedTuple):
         return (self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
 
 
-def _resolve(path: str, places: Places) -> Path:
-    return resolve_file(path, places) or places.script_dir / path
+class Outside(NamedTuple):
+    """A file a script names that exists, but outside the linted tree: it is not opened."""
+
+    path: Path
+
+
+def find_file(path: str, places: Places) -> Path | Outside | None:
+    """The file a script names, looked up as Places says; a file outside the repository root (after
+    symlinks) is not returned but reported as Outside, so that a linted repository cannot make
+    grpo-lint read, and print, files of the machine it runs on."""
+    from grpo_lint.sources.reading import inside, is_regular
+
+    candidate = Path(path)
+    found: list[Path] = [candidate] if candidate.is_absolute() else [base / path for base in places.bases()]
+    outside: Outside | None = None
+    for file in found:
+        if not is_regular(file):
+            continue
+        if not inside(file, places.root):
+            outside = outside or Outside(file)
+            continue
+        shown = os.path.relpath(file)  # as the user sees it from the current directory
+        return Path(shown) if not shown.startswith("..") else file
+    return outside
 
 
 def resolve_file(path: str, places: Places) -> Path | None:
-    candidate = Path(path)
-    if candidate.is_absolute():
-        return candidate if candidate.is_file() else None
-    for base in places.bases():
-        found = base / path
-        if found.is_file():
-            shown = os.path.relpath(found)  # as the user sees it from the current directory
-            return Path(shown) if not shown.startswith("..") else found
-    return None
+    """The file a script names, when it exists inside the linted tree."""
+    found = find_file(path, places)
+    return found if isinstance(found, Path) else None

@@ -5,6 +5,7 @@ This module only reads; grpo_lint.lint judges the runs."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.launch.commands import Launch, Places, recognise, resolve_file
+from grpo_lint.launch.commands import Launch, Outside, Places, find_file, recognise, resolve_file
 from grpo_lint.plan import Setting
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.shell import Script, Word, parse
@@ -155,8 +156,13 @@ def _verl_document(
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
     context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry)
     if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
-        found = resolve_file(f"{overrides.config_path or '.'}/{stem}.yaml", places)
-        if found is not None:
+        named = f"{overrides.config_path or '.'}/{stem}.yaml"
+        found = find_file(named, places)
+        if isinstance(found, Outside):
+            flag = next((w for w in launch.args if w.text.startswith(("--config-path", "--config-name"))), None)
+            span = flag.span if flag is not None else (launch.args[0].span if launch.args else Span.point(1, 1))
+            result.problems.append(_outside(named, found, places, span))
+        elif found is not None:
             from grpo_lint.sources import yaml_reader
 
             parsed = yaml_reader.read(found, str(found))
@@ -274,9 +280,11 @@ def _is_flag(text: str) -> bool:
 def _json_or_text(text: str) -> Any:
     import json
 
+    from grpo_lint.sources.numbers import integer
+
     try:
-        return json.loads(text)
-    except ValueError:
+        return json.loads(text, parse_int=integer)
+    except (ValueError, RecursionError):
         return text
 
 
@@ -298,7 +306,10 @@ def _read_config(entry: Entry, config: str | None, places: Places, result: Scrip
 
     if config is None:
         return {}
-    path = resolve_file(config, places)
+    path = find_file(config, places)
+    if isinstance(path, Outside):
+        result.problems.append(_outside(config, path, places, entry.value_span))
+        return {}
     if path is None:
         result.problems.append(
             Diagnostic(
@@ -321,6 +332,19 @@ def _read_config(entry: Entry, config: str | None, places: Places, result: Scrip
     display = str(path)
     result.sources[display] = parsed.text
     return {key: stamp(value, display) for key, value in parsed.entries.items()}
+
+
+def _outside(named: str, found: Outside, places: Places, span: Span) -> Diagnostic:
+    root = os.path.relpath(places.root) if not os.path.relpath(places.root).startswith("..") else str(places.root)
+    return Diagnostic(
+        "GRPO001",
+        Severity.INFO,
+        f"the config file {named} named here is outside the repository ({root}), so it is not read (a linted "
+        "repository must not make grpo-lint print files of the machine it runs on); only the flags are checked",
+        "",
+        span,
+        fix=f"to check it, name it too: grpo-lint <this script> {found.path}",
+    )
 
 
 def stamp(entry: Entry, path: str) -> Entry:

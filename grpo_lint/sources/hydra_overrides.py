@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.sources.document import Entry
+from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.shell import Word
 
 _KEY = re.compile(r"^(~|\+\+|\+)?([A-Za-z_][\w\-]*(?:[./][\w\-]+)*)(?:@[\w.\-:]+)?$")
@@ -59,15 +60,15 @@ def parse_value(text: str) -> Any:
     if lowered == "null":
         return None
     if _INT.match(stripped):
-        return int(stripped.replace("_", ""))
+        return integer(stripped.replace("_", ""))
     if (_FLOAT.match(stripped) and any(c.isdigit() for c in stripped)) or lowered.lstrip("+-") in ("inf", "nan"):
         return float(stripped.replace("_", ""))
     if stripped[:1] in "[{" and stripped[-1:] in "]}":
-        import yaml
+        from grpo_lint.sources.yaml_guards import load_plain
 
         try:
-            return yaml.safe_load(stripped)
-        except yaml.YAMLError:
+            return load_plain(stripped)
+        except ValueError:
             return stripped
     if len(stripped) >= 2 and stripped[0] == stripped[-1] and stripped[0] in "'\"":
         return stripped[1:-1]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
@@ -75,9 +78,14 @@ def read(text: str, path: str) -> PythonFile | ReadProblem:
         return ReadProblem(f"Python syntax error: {exc.msg}", Span.point(line, column), text)
     except ValueError as exc:  # NUL bytes
         return ReadProblem(f"cannot be parsed as Python: {exc}", Span.point(1, 1), text)
+    except (RecursionError, MemoryError):
+        # Python's own parser gives up (RecursionError past ~3,000 levels, MemoryError further): the
+        # interpreter could not run this file either.
+        return ReadProblem("expressions nest too deeply for Python's own parser", Span.point(1, 1), text)
     lines = text.splitlines()
     visitor = _Visitor(lines)
-    visitor.visit(tree)
+    with _deep_enough():
+        visitor.visit(tree)
     identifiers = visitor.identifiers
     modules = visitor.modules
     distributed = bool(identifiers & _DISTRIBUTED_NAMES) or bool(visitor.strings & _DISTRIBUTED_STRINGS)
@@ -147,6 +155,22 @@ def _called_name(func: ast.expr) -> str:
     if isinstance(func, ast.Name):
         parts.append(func.id)
     return ".".join(reversed(parts))
+
+
+# ast.parse refuses expressions nested deeper than about 3,000 levels; visiting one takes two or three
+# Python frames per level (`a + b + ... ` with 500 terms already passes the default limit of 1,000).
+# Python-to-Python calls do not grow the C stack, so the limit is raised while a tree is visited.
+_VISIT_RECURSION = 12_000
+
+
+@contextmanager
+def _deep_enough() -> Iterator[None]:
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(previous, _VISIT_RECURSION))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
 
 
 class _Visitor(ast.NodeVisitor):

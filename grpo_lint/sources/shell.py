@@ -265,6 +265,11 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+def _unique(names: list[str]) -> tuple[str, ...]:
+    """What a word depends on, each once: `A=$A$A` repeated would otherwise double the list each time."""
+    return tuple(dict.fromkeys(names))
+
+
 class _Lexer:
     def __init__(
         self,
@@ -584,17 +589,17 @@ class _Lexer:
         if assignment and self.text.startswith(("=", "+="), assignment.end()) and self.assignment_position():
             # bash does not split the value of an assignment (`A=$B`, `export A=$B`)
             text = "".join(text for text, _ in pieces).replace(_SEP, " ")
-            self.add_word(Word(text, span, tuple(unknown)))
+            self.add_word(Word(text, span, _unique(unknown)))
             return
         fields = _split_fields(pieces)
         if not fields and unknown:  # a value set only on some paths may be empty or not: keep it
             fields = [""]
         if len(fields) == 1:
-            self.add_word(Word(fields[0], span, tuple(unknown)))
+            self.add_word(Word(fields[0], span, _unique(unknown)))
             return
         for field in fields:
             # a name written in the field stays with it; a value known only on some paths taints all
-            mine = tuple(u for u in unknown if u in field or not any(u in f for f in fields))
+            mine = _unique([u for u in _unique(unknown) if u in field or not any(u in f for f in fields)])
             self.add_word(Word(field, span, mine))
 
     def assignment_position(self) -> bool:
@@ -630,7 +635,7 @@ class _Lexer:
                 span = self.span_from(element_start)
                 for field in _split_fields(pieces):
                     if len(elements) < _MAX_ARRAY:
-                        elements.append(Word(field, span, tuple(unknown)))
+                        elements.append(Word(field, span, _unique(unknown)))
         self.advance()
         span = self.span_from(start)
         self.add_word(Word(f"{name}{'+' if append else ''}=", span, (), tuple(elements)))

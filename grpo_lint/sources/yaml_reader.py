@@ -11,25 +11,16 @@ import yaml
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.sources.document import Document, Entry, ReadProblem
+from grpo_lint.sources.numbers import integer
+from grpo_lint.sources.yaml_guards import GuardedLoader, alias_problem, prescan
 
-try:  # libyaml is several times faster; fall back to pure Python when it is absent.
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-MAX_BYTES = 8 * 1024 * 1024
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def read_bytes(path: Path) -> bytes | ReadProblem:
-    try:
-        if path.stat().st_size > MAX_BYTES:
-            return ReadProblem(f"file is larger than {MAX_BYTES // (1024 * 1024)} MiB; not a config")
-        return path.read_bytes()
-    except IsADirectoryError:
-        return ReadProblem("is a directory, not a file")
-    except OSError as exc:
-        return ReadProblem(f"cannot be read: {exc.strerror or exc}")
+    from grpo_lint.sources.reading import read_file
+
+    return read_file(path)
 
 
 def decode(data: bytes) -> str | ReadProblem:
@@ -54,11 +45,17 @@ def _offset_span(data: bytes, offset: int) -> Span:
 
 def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
     """Parse text. None means an empty document (nothing to lint)."""
-    loader = _Loader(text)
+    refused = prescan(text)
+    if refused is not None:
+        return refused
+    loader = GuardedLoader(text)
     try:
         root = loader.get_single_node()
         if root is None:
             return None
+        refused = alias_problem(root, text)
+        if refused is not None:
+            return refused
         if not isinstance(root, yaml.MappingNode):
             kind = "a list" if isinstance(root, yaml.SequenceNode) else "a single value"
             return ReadProblem(
@@ -159,15 +156,19 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> ReadProblem:
     if exc.context and exc.context not in problem:
         problem = f"{problem} ({exc.context})"
     span = Span.point(mark.line + 1, mark.column + 1) if mark is not None else None
+    if isinstance(exc, yaml.constructor.ConstructorError):
+        return ReadProblem(f"a value cannot be read: {problem}", span, text)
     return ReadProblem(f"syntax error: {problem}", span, text)
 
 
 def _parse_json(text: str, path: str) -> Document | ReadProblem | None:
     """JSON that PyYAML rejects (tabs, some escapes): parse it with json and locate keys by text."""
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_int=integer)
     except json.JSONDecodeError as exc:
         return ReadProblem(f"syntax error: {exc.msg}", Span.point(exc.lineno, exc.colno), text)
+    except (ValueError, RecursionError):
+        return None  # the YAML reader's own error is the better message
     if not isinstance(value, dict):
         return ReadProblem("top level is not an object; a GRPO config is a mapping", None, text)
     document = Document(path=path, text=text, format="json", entries={})

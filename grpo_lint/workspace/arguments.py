@@ -14,6 +14,9 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from grpo_lint.sources.document import ReadProblem
+from grpo_lint.sources.reading import read_file
+
 # Argument classes of TRL / transformers that a repository's own dataclass may extend.
 BASES = frozenset({
     "GRPOConfig", "ScriptArguments", "GRPOScriptArguments", "ModelConfig", "TrainingArguments",
@@ -59,7 +62,7 @@ def read_arguments(root: Path, files: list[str], skip: tuple[str, ...] = ()) -> 
     for name in files:
         if not name.endswith(".py") or name.startswith(skip):
             continue
-        tree = _parse_if_relevant(root / name)
+        tree = _parse_if_relevant(root / name, root)
         if tree is None:
             continue
         for node in ast.walk(tree):
@@ -78,12 +81,9 @@ def read_arguments(root: Path, files: list[str], skip: tuple[str, ...] = ()) -> 
     return RepoArguments(fields)
 
 
-def _parse_if_relevant(path: Path) -> ast.Module | None:
-    try:
-        if path.stat().st_size > _MAX_SOURCE:
-            return None
-        data = path.read_bytes()
-    except OSError:
+def _parse_if_relevant(path: Path, root: Path) -> ast.Module | None:
+    data = read_file(path, _MAX_SOURCE, within=root)
+    if isinstance(data, ReadProblem):
         return None
     if _RELEVANT.search(data) is None:
         return None
@@ -167,10 +167,7 @@ def argparse_arguments(text: str) -> dict[str, Any]:
 
 def script_arguments(path: Path) -> dict[str, Any] | None:
     """The argparse flags a script defines, or None when it defines none (or cannot be read)."""
-    try:
-        if path.stat().st_size > _MAX_SOURCE:
-            return None
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    data = read_file(path, _MAX_SOURCE)
+    if isinstance(data, ReadProblem):
         return None
-    return argparse_arguments(text) or None
+    return argparse_arguments(data.decode("utf-8", "replace")) or None

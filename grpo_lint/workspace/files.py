@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from grpo_lint.sources.reading import read_head, special_kind
+
 # Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
 SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py")
 SKIP_DIRS = frozenset({
@@ -73,17 +75,17 @@ def lintable(name: str) -> bool:
 def too_big_or_data(path: Path) -> str | None:
     """Why a found file is not a config, judged by its size and first bytes (never read whole)."""
     try:
-        size = path.stat().st_size
-    except OSError:
+        info = path.stat()
+    except (OSError, ValueError):
         return None
+    kind = special_kind(info.st_mode)
+    if kind is not None:
+        return f"{kind}, not a regular file (not opened)"
+    size = info.st_size
     if size > MAX_CONFIG_BYTES:
         return f"{size // (1024 * 1024)} MB: too large to be a config"
     if path.suffix.lower() == ".json":
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(256).lstrip(b"\xef\xbb\xbf \t\r\n")
-        except OSError:
-            return None
+        head = (read_head(path, 256) or b"").lstrip(b"\xef\xbb\xbf \t\r\n")
         if head.startswith(b"["):
             return "a JSON list (a dataset), not a config"
     return None

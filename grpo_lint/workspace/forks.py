@@ -12,6 +12,8 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from grpo_lint.sources.document import ReadProblem
+from grpo_lint.sources.reading import inside, read_file
 from grpo_lint.versions import Fork
 
 # A file that marks a package folder as a copy of the framework: framework -> path inside the package.
@@ -36,7 +38,7 @@ def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
                 continue
             for marker in markers:
                 suffix = f"{_PACKAGE[framework]}/{marker}"
-                if name == suffix or name.endswith("/" + suffix):
+                if (name == suffix or name.endswith("/" + suffix)) and inside(root / name, root):
                     package = name[: -len(marker) - 1]
                     forks[framework] = _read_fork(framework, root, package, present)
     return forks
@@ -89,18 +91,14 @@ def _version(framework: str, root: Path, package: str, present: set[str]) -> Ver
         raw = found.group(1) if found else (text.strip() if not name.endswith(".py") else "")
         try:
             return Version(raw)
-        except InvalidVersion:
+        except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
             continue
     return None
 
 
 def _read(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > _MAX_SOURCE:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    data = read_file(path, _MAX_SOURCE)
+    return None if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
 
 
 def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[str, dict[str, Any]]:
@@ -118,14 +116,14 @@ def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[st
 
 
 def _flat_yaml(path: Path) -> dict[str, Any]:
-    import yaml
+    from grpo_lint.sources.yaml_guards import load_plain
 
     text = _read(path)
     if text is None:
         return {}
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError:
+        data = load_plain(text)
+    except ValueError:
         return {}
     flat: dict[str, Any] = {}
 

@@ -16,6 +16,10 @@ from typing import NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from grpo_lint.sources.document import ReadProblem
+from grpo_lint.sources.numbers import integer
+from grpo_lint.sources.reading import read_file
+
 _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
 _REQUIREMENT_FILE = re.compile(r"(^|/)(requirements[^/]*\.txt|required_[^/]*\.txt|[^/]*requirements\.in)$", re.I)
 _MAX_PIN_FILE = 512 * 1024
@@ -39,7 +43,7 @@ def find_pins(root: Path, files: list[str]) -> dict[str, Pin]:
         depth = name.count("/")
         if depth > _MAX_DEPTH:
             continue
-        for pin in _pins_in(root / name, name):
+        for pin in _pins_in(root / name, name, root):
             found.append((0 if pin.exact else 1, depth, name, pin))
     chosen: dict[str, Pin] = {}
     for _, _, _, pin in sorted(found, key=lambda row: row[:3]):
@@ -47,7 +51,7 @@ def find_pins(root: Path, files: list[str]) -> dict[str, Pin]:
     return chosen
 
 
-def _pins_in(path: Path, name: str) -> list[Pin]:
+def _pins_in(path: Path, name: str, root: Path) -> list[Pin]:
     base = name.rpartition("/")[2].lower()
     reader = None
     if _REQUIREMENT_FILE.search(name):
@@ -64,15 +68,13 @@ def _pins_in(path: Path, name: str) -> list[Pin]:
         reader = _args_json
     if reader is None:
         return []
-    try:
-        if path.stat().st_size > _MAX_PIN_FILE:
-            return []
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+    data = read_file(path, _MAX_PIN_FILE, within=root)
+    if isinstance(data, ReadProblem):
         return []
+    text = data.decode("utf-8", "replace")
     try:
         return [pin for line in reader(text) if (pin := _pin(line, name)) is not None]
-    except (ValueError, SyntaxError, RecursionError, TypeError):
+    except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError):
         return []
 
 
@@ -105,7 +107,7 @@ def pick(framework: str, specifier: SpecifierSet) -> tuple[Version | None, bool]
         if spec.operator in ("==", "===") and "*" not in spec.version:
             try:
                 return Version(spec.version), True
-            except InvalidVersion:
+            except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
                 return None, False
     inside = [v for v in releases(framework) if specifier.contains(v, prereleases=True)]
     return (max(inside), False) if inside and str(specifier) else (None, False)
@@ -182,9 +184,9 @@ def _poetry_specifier(text: str) -> str:
 
 
 def _conda(text: str) -> list[str]:
-    import yaml
+    from grpo_lint.sources.yaml_guards import load_plain
 
-    data = yaml.safe_load(text)
+    data = load_plain(text)
     lines: list[str] = []
     stack = list(data.get("dependencies", [])) if isinstance(data, dict) else []
     while stack:
@@ -198,6 +200,6 @@ def _conda(text: str) -> list[str]:
 
 
 def _args_json(text: str) -> list[str]:
-    data = json.loads(text)
+    data = json.loads(text, parse_int=integer)
     version = data.get("swift_version") if isinstance(data, dict) else None
     return [f"ms-swift=={version}"] if isinstance(version, str) else []

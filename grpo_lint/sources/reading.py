@@ -1,0 +1,141 @@
+"""Open only what is safe to read: regular files, inside the linted tree, never more than a bound.
+
+Every file grpo-lint reads goes through `read_file`: a FIFO would block forever, `/dev/zero` never
+ends, and a file named by a launch script may lie outside the repository (its keys would then be
+printed into a CI log). `inside` says whether a path stays in the tree after symlinks are followed.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from functools import lru_cache
+from pathlib import Path
+from typing import BinaryIO
+
+from grpo_lint.limits import MAX_FILE_BYTES
+from grpo_lint.sources.document import ReadProblem
+
+_CHUNK = 1024 * 1024
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a non-regular file is ("a FIFO (named pipe)"), or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def is_regular(path: Path | str) -> bool:
+    """A regular file (after symlinks), judged without opening it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _open_regular(path: Path | str) -> tuple[int, int] | ReadProblem:
+    """A descriptor and the size of a regular file, else why not. Opened non-blocking (opening a
+    FIFO never waits for a writer) and checked with fstat on the descriptor, so what is read is what
+    was checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        return ReadProblem("is a directory, not a file")
+    except (OSError, ValueError) as exc:
+        try:  # a socket cannot be opened at all: say what it is
+            kind = special_kind(os.stat(path).st_mode)
+        except (OSError, ValueError):
+            kind = None
+        if kind is not None:
+            return ReadProblem(f"is {kind}, not a regular file; not read")
+        return ReadProblem(f"cannot be read: {_reason(exc)}")
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        return ReadProblem(f"cannot be read: {_reason(exc)}")
+    kind = special_kind(info.st_mode)
+    if kind is not None:
+        os.close(fd)
+        return ReadProblem(f"is {kind}, not a regular file; not read")
+    return fd, info.st_size
+
+
+def read_file(path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None = None) -> bytes | ReadProblem:
+    """The bytes of a regular file of at most `limit` bytes, else why not. With `within`, a file that
+    lies outside that folder once symlinks are followed is not opened."""
+    if within is not None and not inside(path, within):
+        return ReadProblem("is outside the repository (a symlink leading out of it); not read")
+    opened = _open_regular(path)
+    if isinstance(opened, ReadProblem):
+        return opened
+    fd, size = opened
+    try:
+        if size > limit:
+            return too_large(size, limit)
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return read_stream(handle, limit)  # the size may change, and /proc files say 0
+    except OSError as exc:
+        return ReadProblem(f"cannot be read: {_reason(exc)}")
+    finally:
+        os.close(fd)
+
+
+def read_head(path: Path | str, size: int) -> bytes | None:
+    """The first `size` bytes of a regular file (to look at a shebang), or None."""
+    opened = _open_regular(path)
+    if isinstance(opened, ReadProblem):
+        return None
+    fd = opened[0]
+    try:
+        return os.read(fd, size)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_stream(stream: BinaryIO, limit: int = MAX_FILE_BYTES) -> bytes | ReadProblem:
+    """At most `limit` bytes of a stream (standard input, an open file), read in chunks."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - total))
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        total += len(chunk)
+        if total > limit:
+            return too_large(None, limit)
+
+
+def too_large(size: int | None, limit: int) -> ReadProblem:
+    shown = f"{size:,} bytes" if size is not None else f"more than {limit:,} bytes"
+    return ReadProblem(f"is too large to be a config ({shown}; grpo-lint reads at most {limit // (1024 * 1024)} MB)")
+
+
+def inside(path: Path | str, root: Path | str) -> bool:
+    """Whether `path`, with every symlink followed, lies in the folder `root`."""
+    try:
+        real = os.path.realpath(path)
+        base = _real_root(str(root))
+    except (OSError, ValueError):
+        return False
+    return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+@lru_cache(maxsize=8)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _reason(exc: Exception) -> str:
+    return str(exc.strerror) if isinstance(exc, OSError) and exc.strerror else str(exc)
