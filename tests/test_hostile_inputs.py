@@ -443,3 +443,31 @@ def test_long_fuzz_run(request):
             _run_generated(strategy.example(), name)
             runs += 1
     assert runs > 0
+
+
+def test_bash_and_hydra_bounds():
+    from grpo_lint.sources.hydra_grammar import _MAX_DEPTH, TOO_DEEP, override_error
+    from grpo_lint.sources.shell import _MAX_NESTING, _MAX_VALUE, parse
+
+    def last_word(text: str):
+        return parse(text, "s.sh").commands[-1].words[-1]
+
+    # One variable's value: up to _MAX_VALUE characters is known, one more is unknown (never built).
+    assert last_word(f'A={"x" * _MAX_VALUE}\ncmd --x "$A"\n').known
+    assert not last_word(f'A={"x" * (_MAX_VALUE + 1)}\ncmd --x "$A"\n').known
+
+    def nested(depth: int) -> str:
+        text = "1"
+        for level in range(depth):
+            text = f"${{A{level}:-{text}}}"
+        return f"cmd --x {text}\n"
+
+    assert last_word(nested(_MAX_NESTING)).text == "1"
+    assert not last_word(nested(_MAX_NESTING + 1)).known
+    # Hydra: a list nested _MAX_DEPTH deep is checked; one more level is not (an info, since Hydra itself
+    # parses a few hundred levels: grpo-lint's bound is no error of the config).
+    assert override_error("a.b=" + "[" * _MAX_DEPTH + "]" * _MAX_DEPTH) is None
+    assert override_error("a.b=" + "[" * (_MAX_DEPTH + 1) + "]" * (_MAX_DEPTH + 1))[0] == TOO_DEEP
+    deep = "python3 -m verl.trainer.main_ppo a.b=" + "[" * (_MAX_DEPTH + 1) + "]" * (_MAX_DEPTH + 1) + "\n"
+    (note,) = [d for d in lint(deep, "--target verl==0.9.1", "run.sh") if d.code == "GRPO001"]
+    assert note.severity.label == "info"

@@ -194,12 +194,17 @@ def _literal_key(script: Script, entry: Entry) -> bool:
 
 def _grammar_problems(invalid: list[tuple[Word, str, int]], script: Script) -> list[Diagnostic]:
     """Words Hydra cannot parse as overrides: it stops before verl starts (OverrideParseException)."""
+    from grpo_lint.sources.hydra_grammar import TOO_DEEP
+
     found: list[Diagnostic] = []
     for word, message, offset in invalid:
         line, column = word.span.line, word.span.column
         at = word.span  # the whole word, unless it is written as Hydra reads it (no quotes to shift columns)
         if script.written(word.span) == word.text:
             at = Span(line, column + offset, line, column + offset + 1)
+        if message == TOO_DEEP:  # a bound of grpo-lint, not an error of Hydra's
+            found.append(Diagnostic("GRPO001", Severity.INFO, f"`{word.text}`: {message}", "", at))
+            continue
         found.append(
             Diagnostic(
                 "GRPO001",

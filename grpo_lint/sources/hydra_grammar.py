@@ -55,6 +55,9 @@ _KEY = re.compile(
 # The functions Hydra 1.3 evaluates while parsing; any other name is an "Error parsing override".
 FUNCTIONS = frozenset({"bool", "choice", "float", "glob", "int", "interval", "range", "shuffle", "sort", "str", "tag"})
 _MAX_DEPTH = 64  # nesting of [ { ( in one value; deeper is refused rather than recursed into
+# Said of a value deeper than _MAX_DEPTH: a bound of grpo-lint, not a parse error (Hydra 1.3 parses
+# a few hundred levels before its own RecursionError).
+TOO_DEEP = f"the value nests deeper than {_MAX_DEPTH} levels, which grpo-lint does not check"
 
 
 class Token(NamedTuple):
@@ -143,7 +146,7 @@ class _Parser:
         self.i += opening
         self.depth += 1
         if self.depth > _MAX_DEPTH:
-            raise GrammarError("the value nests too deeply", self.tokens[self.i - 1].start)
+            raise GrammarError(TOO_DEEP, self.tokens[self.i - 1].start)
         if self.peek() != close:
             item()
             while self.peek() == "COMMA":
