@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from grpo_lint.diagnostics import Severity
 from grpo_lint.sources.hydra_overrides import parse_value
 from grpo_lint.versions import TargetError, parse_target
 
@@ -458,3 +459,13 @@ def test_openrlhf_removed_switch_names_its_new_flag():
     assert found[0].fix == "`--algo.advantage.is_correction_level token`"
     # In 0.11.1 the switch exists: no report.
     assert not [d for d in lint(script, "--target openrlhf==0.11.1", "launch.sh") if d.code == "GRPO004"]
+
+
+def test_generate_batch_size_is_read_only_from_0_10():
+    # 0.8.1-0.9.10 parse --vllm_generate_batch_size but no code reads it: a warning, never "stops".
+    script = openrlhf({"--vllm_generate_batch_size": "256"}, flat=True)
+    (old,) = [d for d in lint(script, "--target openrlhf==0.9.10", "launch.sh") if d.code == "GRPO113"]
+    assert old.severity is Severity.WARNING and "has no effect" in old.message
+    # 0.10.0 on: the samples generator reads it, and train_ppo_ray asserts --async_train for over-sampling.
+    (new,) = [d for d in lint(script, FLAT_ORL, "launch.sh") if d.code == "GRPO113"]
+    assert new.severity is Severity.ERROR and "requires --async_train" in new.message

@@ -128,6 +128,14 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         )
         if not failure.rejected:
             message += f" {fw(plan)} accepts it and trains on zero advantages."
+        elif n < 1 and plan.framework == "swift" and plan.group_rules.checks_need_groups:
+            # ms-swift >= 4.4 checks only `num_generations == 1` (rlhf_args.py) and skips the divisibility
+            # checks for N <= 1; TRL's RepeatSampler, which it inherits, then divides by N.
+            message += (
+                f" {fw(plan)} accepts {n} at start-up (it checks only num_generations == 1); the training "
+                "sampler then divides the generation batch by it, and the run stops with ZeroDivisionError "
+                "when training starts."
+            )
         elif plan.group_rules.min_group == "misleading":
             message += (
                 f" {_rejects(plan)}, with a misleading text: 'The global train batch size ... must "
@@ -374,6 +382,8 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         return
     if plan.world_known or plan.group_rules.basis == "none":
         return
+    if plan.geometry.num_generations < 2:
+        return  # GRPO101 says it for every process count; no count makes a group of one whole
     step = max(int(world.value), 1)
     candidates = list(range(step, 65, step))
     valid = [w for w in valid_world_sizes(plan.group_rules, plan.geometry) if w % step == 0]

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import fw, openrlhf_flag, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
@@ -35,6 +37,9 @@ def _at(plan: RunPlan, *names: str) -> Setting | Span:
 def _flag(plan: RunPlan, name: str) -> str:
     setting = plan.get(name)
     return setting.key if setting.key else openrlhf_flag(plan, name)
+
+
+_GENERATE_READ = Version("0.10.0")  # the first OpenRLHF whose code reads --vllm_generate_batch_size
 
 
 @rule(
@@ -113,13 +118,27 @@ def rollout_batch_relations(plan: RunPlan, options: Options) -> Iterator[Diagnos
             fix=f"{mrb} {max(samples // max(actors, 1), 1)}, or a larger {rb}",
         )
     generate = run.vllm_generate_batch_size
-    if generate is not None and generate > run.rollout_batch_size and not run.async_train:
+    if generate is not None and generate != run.rollout_batch_size and plan.target.version < _GENERATE_READ:
+        # 0.8.1-0.9.x parse the flag and default it to the rollout batch, but no code reads it (checked
+        # in the wheels of 0.8.1, 0.9.0 and 0.9.10); 0.10.0 made the samples generator use it.
+        gb = _flag(plan, "vllm_generate_batch_size")
+        yield report(
+            plan,
+            "GRPO113",
+            f"{gb} {generate} has no effect in {fw(plan)}: the flag is parsed, but nothing reads it before "
+            "OpenRLHF 0.10.0, so generation ignores it (no over-sampling).",
+            _at(plan, "vllm_generate_batch_size"),
+            fix=f"delete {gb}, or upgrade to OpenRLHF >= 0.10.0 (over-sampling also needs "
+            f"{openrlhf_flag(plan, 'async_train')})",
+            severity=Severity.WARNING,
+        )
+    elif generate is not None and generate > run.rollout_batch_size and not run.async_train:
         gb = _flag(plan, "vllm_generate_batch_size")
         yield report(
             plan,
             "GRPO113",
             f"{gb} {generate} is larger than {rb} {run.rollout_batch_size}: over-sampling needs the async "
-            f'queue. {fw(plan)} stops at start-up (from 0.10.0): "--vllm_generate_batch_size > '
+            f'queue. {fw(plan)} stops at start-up: "--vllm_generate_batch_size > '
             '--rollout_batch_size requires --async_train (over-sampling needs async queue to buffer extra batches)."',
             _at(plan, "vllm_generate_batch_size"),
             fix=f"{gb} {run.rollout_batch_size}, or add {openrlhf_flag(plan, 'async_train')}",

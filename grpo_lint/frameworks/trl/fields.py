@@ -43,7 +43,9 @@ _OVERRIDES: dict[str, dict] = {
     },
     "temperature": {"default": Versioned((("0.14.0", 0.9), ("0.18.0", 1.0)))},
     "top_p": {"ge": 0, "le": 1},
-    "top_k": {"default": Versioned((("0.16.0", 50), ("0.18.0", None), ("0.27.0", 0))), "ge": -1},
+    # Optional[int] up to 0.29, `int = 0` after; TrlParser never type-checks a YAML value, and with null
+    # neither transformers (no top-k warper) nor TRL's vLLM path filters: null is accepted everywhere.
+    "top_k": {"kind": "int?", "default": Versioned((("0.16.0", 50), ("0.18.0", None), ("0.27.0", 0))), "ge": -1},
     "min_p": {"ge": 0, "le": 1},
     "repetition_penalty": {"gt": 0},
     "top_entropy_quantile": {"ge": 0, "le": 1},

@@ -10,6 +10,7 @@ from grpo_lint.frameworks.base import (
     rules_at,
     schema_for,
 )
+from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS, trl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
@@ -41,6 +42,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     version = target.version
     values = {k: e.value for k, e in document.entries.items()}
     coerced, problems = schema_for(table, version).validate(values)
+    problems = [_with_reason(p) for p in problems] + _generation_problems(coerced)
     settings = resolve_settings(document, table, version, coerced, CANONICAL)
     findings = classify_keys(document, table, version, ACCELERATE_KEYS, options.extra_keys)
     world = _world_size(document, coerced, options)
@@ -70,6 +72,44 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         key_findings=findings,
         specs=table.at(version),
     )
+
+
+# GRPOConfig checks none of these ranges itself (TRL 0.14-1.16): what happens to a run that has them.
+_RANGE_REASONS = {
+    "top_p": "; GRPOConfig accepts it, and the first generation raises (transformers' top-p filter and vLLM's "
+    "SamplingParams both require 0 < top_p <= 1)",
+    "beta": "; GRPOConfig accepts it, but a negative KL coefficient rewards moving away from the reference model: "
+    "the loss falls as the policy drifts, without an error",
+    "epsilon": "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, so "
+    "the clipped ratio is a constant and the update is silently wrong",
+    "epsilon_high": "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, "
+    "so the clipped ratio is a constant and the update is silently wrong",
+}
+_RANGE_KINDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
+
+
+def _with_reason(problem: ValueProblem) -> ValueProblem:
+    reason = _RANGE_REASONS.get(problem.key)
+    if reason is None or problem.kind not in _RANGE_KINDS:
+        return problem
+    return problem._replace(message=problem.message + reason)
+
+
+def _generation_problems(coerced: dict) -> list[ValueProblem]:
+    """Values GRPOConfig accepts but the first generation rejects."""
+    top_k = coerced.get("top_k")
+    if isinstance(top_k, int) and top_k < 0 and not coerced.get("use_vllm"):
+        # transformers' TopKLogitsWarper (every 4.x and 5.x): "`top_k` has to be a strictly positive
+        # integer"; vLLM reads -1 as "off", so the value is only wrong without it.
+        return [
+            ValueProblem(
+                "top_k",
+                "generation",
+                "is rejected at the first generation when vLLM is off: transformers' top-k filter raises "
+                '"`top_k` has to be a strictly positive integer" (-1 means "off" only to vLLM; 0 turns it off here)',
+            )
+        ]
+    return []
 
 
 def _optional_int(setting: Setting | None) -> int | None:
