@@ -55,7 +55,9 @@ def test_show_explains_the_run_without_judging_it(tmp_path):
 
 def test_show_older_trl_and_swift(tmp_path):
     (tmp_path / "old.yaml").write_text(GOOD + "gradient_accumulation_steps: 2\n")
-    data = json.loads(run_cli("old.yaml", "--show", "--format", "json", "--target", "trl==0.16.0", cwd=tmp_path).stdout)
+    # TRL 0.16 reads no num_processes from the YAML (only `trl grpo` 0.29+ passes it on): the count is given.
+    args = ("old.yaml", "--show", "--format", "json", "--target", "trl==0.16.0", "--world-size", "4")
+    data = json.loads(run_cli(*args, cwd=tmp_path).stdout)
     run = data["runs"][0]
     assert run["whole_groups_required_of"] == "processes x per-device batch" and run["whole_groups_batch"] == 32
     swift = ROOT / "examples" / "swift" / "grpo_colocate_4gpu.yaml"

@@ -446,3 +446,32 @@ def test_a_config_outside_the_repository_is_not_read(tmp_path):
     # A walk does not follow the symlink out of the repository either.
     walked = run_cli(".", "--format", "json", "--target", "trl==1.16.0", cwd=repo)
     assert "SECRET" not in walked.stdout and walked.returncode in (0, 1)
+
+
+@pytest.mark.parametrize(
+    ("command", "version", "severity", "text"),
+    [
+        ("trl grpo", "0.20.0", Severity.ERROR, "Unknown arguments from config file"),
+        ("trl grpo", "0.24.0", Severity.WARNING, "ignores it silently"),
+        ("trl grpo", "1.16.0", Severity.ERROR, "unrecognized arguments: --my_flag"),
+        ("accelerate launch --num_processes 2 -m trl.scripts.grpo", "0.21.0", Severity.ERROR, "Unknown arguments"),
+        ("accelerate launch --num_processes 2 -m trl.scripts.grpo", "1.16.0", Severity.WARNING, "ignores it"),
+        ("accelerate launch --num_processes 2 train.py", "1.16.0", Severity.WARNING, "custom script may define"),
+    ],
+)
+def test_trl_unknown_config_keys_follow_the_program_that_reads_them(tmp_path, command, version, severity, text):
+    # TrlParser (trl/scripts/utils.py) stops on unknown config keys in 0.19-0.21; the grpo script drops them
+    # otherwise; `trl grpo` 0.29+ hands them to `accelerate launch`, which stops.
+    (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nmy_flag: 1\n")
+    result = script(f"{command} --config c.yaml\n", f"--target trl=={version}", root=tmp_path)
+    (unknown,) = [d for d in result.diagnostics if d.code == "GRPO002"]
+    assert unknown.severity is severity and text in unknown.message
+
+
+def test_trl_yaml_num_processes_is_read_only_by_trl_grpo_from_0_29(tmp_path):
+    config = "num_processes: 3\nper_device_train_batch_size: 8\nnum_generations: 6\n"
+    new = lint_text(config, "c.yaml", options_from("--target trl==1.16.0"))
+    assert new.plans[0].world_size.value == 3 and not new.diagnostics  # 8 x 3 = 24 holds groups of 6
+    old = lint_text(config, "c.yaml", options_from("--target trl==0.20.0"))
+    assert not old.plans[0].world_size.key  # not the world size: nothing passes it to the launcher
+    assert [d.code for d in old.diagnostics if d.code.startswith("GRPO00")] == ["GRPO002"]

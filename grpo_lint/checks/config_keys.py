@@ -57,16 +57,64 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix=f"delete `{key}`, or check the argument name in the ms-swift docs",
             )
         else:
-            yield report(
-                plan,
-                "GRPO002",
-                f"`{key}` is not an argument of {fw(plan)} (GRPOConfig, TrainingArguments, "
-                "ModelConfig or the grpo script). A custom script may define it; `trl grpo` "
-                "(TRL >= 0.29) passes unknown keys to `accelerate launch`, which stops.",
-                finding.entry,
-                fix=f"delete `{key}`, or declare it with `--extra-keys {key}` if your script reads it",
-                severity=Severity.WARNING,
-            )
+            yield _trl_unknown(plan, finding)
+
+
+def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
+    """TRL: what becomes of a key no argument class has depends on the program that reads the config
+    (TRL 0.14-1.16 sources: trl/scripts/utils.py TrlParser, trl/scripts/grpo.py, trl/cli)."""
+    from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS
+    from grpo_lint.frameworks.trl.frontend import CLI_FORWARDS, SCRIPT_REJECTS
+    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
+
+    key, version, entry = finding.entry.key, plan.target.version, plan.document.entry
+    from_file = plan.document.format != "cli" or finding.entry.key_span.path is not None
+    script_rejects = from_file and SCRIPT_REJECTS[0] <= version < SCRIPT_REJECTS[1]
+    what = f"`{key}` is not an argument of {fw(plan)} (GRPOConfig, TrainingArguments, ModelConfig or the grpo script)"
+    if key in ACCELERATE_KEYS:
+        what += f" but of `accelerate launch`, which `trl grpo` passes such keys to only from {CLI_FORWARDS}"
+    fix = f"delete `{key}`, or declare it with `--extra-keys {key}` if your script reads it"
+    if entry in (TRL_CLI, TRL_SCRIPT) and script_rejects:
+        return report(
+            plan,
+            "GRPO002",
+            f"{what}. The grpo script of {fw(plan)} stops on a config key it does not know: "
+            f"\"ValueError: Unknown arguments from config file: ['--{key}', ...]\".",
+            finding.entry,
+            fix=f"delete `{key}`",
+        )
+    if entry == TRL_CLI and from_file and version >= CLI_FORWARDS:
+        return report(
+            plan,
+            "GRPO002",
+            f"{what}. `trl grpo` passes the keys it does not know to `accelerate launch`, which stops: "
+            f'"error: unrecognized arguments: --{key}".',
+            finding.entry,
+            fix=f"delete `{key}`",
+        )
+    if entry in (TRL_CLI, TRL_SCRIPT):
+        how = "`trl grpo`" if entry == TRL_CLI else "TRL's grpo script"
+        return report(
+            plan,
+            "GRPO002",
+            f"{what}. {how} ignores it silently in this version, so the setting has no effect.",
+            finding.entry,
+            fix=f"delete `{key}`",
+            severity=Severity.WARNING,
+        )
+    fates = ["A custom script may define it"]
+    if script_rejects:
+        fates.append(f"TRL's own grpo script stops on it in {plan.target.framework_name} 0.19-0.21")
+    if version >= CLI_FORWARDS:
+        fates.append("`trl grpo` passes it to `accelerate launch`, which stops")
+    return report(
+        plan,
+        "GRPO002",
+        f"{what}. " + "; ".join(fates) + ".",
+        finding.entry,
+        fix=fix,
+        severity=Severity.WARNING,
+    )
 
 
 def _openrlhf_generations(plan: RunPlan) -> Iterator[Diagnostic]:

@@ -48,6 +48,10 @@ _VERL_ENTRIES = re.compile(
 _GRPO_FLAGS = frozenset({"--num_generations", "--num-generations", "--rlhf_type", "--generation_batch_size"})
 
 
+TRL_CLI = "trl grpo"
+TRL_SCRIPT = "trl.scripts.grpo"
+
+
 class Launch(NamedTuple):
     command: Command
     framework: str  # "trl", "swift", "verl" or "openrlhf"
@@ -61,7 +65,10 @@ class Launch(NamedTuple):
     visible_word: Word | None
     script: str | None = None  # the Python file the command runs, when it names one
     by_config: bool = False  # recognised only by `--config F`: a GRPO run if F is a GRPO config
-    entry: str | None = None  # a verl trainer other than verl.trainer.main_ppo, with its own config
+    # verl: a trainer other than verl.trainer.main_ppo, with its own config. TRL: which program reads
+    # the config, "trl grpo" (the CLI) or "trl.scripts.grpo" (TRL's script run directly); None: a
+    # script of the user's own.
+    entry: str | None = None
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
@@ -93,7 +100,7 @@ def recognise(command: Command, places: Places) -> Launch | None:
         return _launch(command, "swift", role, "swift", words[2:], world, unknown)
     if name == "trl" and len(words) > 1 and words[1].text in ("grpo", "vllm-serve"):
         role = "train" if words[1].text == "grpo" else "server"
-        return _launch(command, "trl", role, "trl", words[2:], None, None)
+        return _launch(command, "trl", role, "trl", words[2:], None, None)._replace(entry=TRL_CLI)
     if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
         flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
         world, unknown = _accelerate_world(flags, command, places)
@@ -180,7 +187,7 @@ def _program(
             bypass = "`python -m swift.cli.rlhf` bypasses swift's launcher, so NPROC_PER_NODE/NNODES start no processes"
         return _launch(command, "swift", "train", launcher, args, world, unknown, bypass)
     if target == "trl" and args and args[0].text == "grpo":
-        return _launch(command, "trl", "train", launcher, args[1:], world, unknown)
+        return _launch(command, "trl", "train", launcher, args[1:], world, unknown)._replace(entry=TRL_CLI)
     is_trl = target in _TRL_GRPO_MODULES or target_path.endswith("trl/scripts/grpo.py")
     by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
     if is_trl or by_config or _has_grpo_flag(args):
@@ -189,7 +196,8 @@ def _program(
             bypass = "a plain `python` command runs one process"
         launch = _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
         script = target if target.endswith(".py") and not is_trl else None
-        return launch._replace(script=script, by_config=by_config and not _has_grpo_flag(args))
+        entry = TRL_SCRIPT if is_trl else None
+        return launch._replace(script=script, by_config=by_config and not _has_grpo_flag(args), entry=entry)
     return None
 
 

@@ -98,6 +98,7 @@ def _run(
             result.not_grpo.append(f"`swift rlhf` with rlhf_type {kind} (line {launch.command.line}) is not GRPO")
             return None
     document.launcher = _launcher_world(launch, file_entries, unresolved)
+    document.entry = launch.entry or ""
     return _finish_run(Run(launch, document, unresolved, extra))
 
 

@@ -36,7 +36,8 @@ class Document:
     """A parsed config file."""
 
     __slots__ = (
-        "_lines", "duplicates", "entries", "format", "hydra", "launcher", "path", "record", "text", "unknown",
+        "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "path", "record", "text",
+        "unknown",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -55,6 +56,9 @@ class Document:
         # What kind of record of a run this file is ("W&B run config"), when it is not a config written
         # by hand: such a record lists every key the run logged, so unknown keys are not reported.
         self.record = ""
+        # TRL: the program that reads this config when a launch script says so ("trl grpo" or
+        # "trl.scripts.grpo"); "" when not known (a file linted alone, or the user's own script).
+        self.entry = ""
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

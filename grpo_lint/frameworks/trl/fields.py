@@ -139,8 +139,8 @@ def trl_table() -> FieldTable:
         specs[name] = FieldSpec(name, kind, default, since=since, removed=removed)
     for spec in _EXTRA:
         specs[spec.name] = spec
-    for name in ACCELERATE_KEYS:
-        specs[name] = FieldSpec(name, "int" if name.startswith("num_") else "any")
+    for name in ACCELERATE_KEYS:  # read from the YAML only by `trl grpo` 0.29+ (see frontend.CLI_FORWARDS)
+        specs[name] = FieldSpec(name, "int" if name.startswith("num_") else "any", since="0.29.0")
     specs["num_processes"] = specs["num_processes"]._replace(ge=1)
     specs["num_machines"] = specs["num_machines"]._replace(ge=1)
     for name, changes in _OVERRIDES.items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from packaging.version import Version
+
 from grpo_lint.frameworks.base import (
     CANONICAL,
     as_int,
@@ -31,6 +33,14 @@ GROUP_RULES = (
     ("0.26.1", None, GroupRules("generation", "explicit", "rejected", "global", "num_generations_eval")),
 )  # fmt: skip
 
+# `trl grpo` passes the YAML's accelerate keys (num_processes, accelerate_config, ...) and any other key it
+# does not know to `accelerate launch` from 0.29.0 (trl/cli/commands/training.py); 0.18-0.28 (trl/cli.py)
+# dropped them for grpo and launched with accelerate's defaults.
+CLI_FORWARDS = Version("0.29.0")
+# TRL's grpo script stops on a config key no dataclass has (TrlParser's fail_with_unknown_args) in
+# 0.19.0-0.21.x; 0.22-0.29 ask for the remaining strings and 1.0 passes fail_with_unknown_args=False.
+SCRIPT_REJECTS = (Version("0.19.0"), Version("0.22.0"))
+
 # Profiles shipped with `trl grpo --accelerate_config NAME` (0.18+): their process counts.
 ACCELERATE_PROFILES = {
     "multi_gpu": 8, "zero1": 8, "zero2": 8, "zero3": 8, "fsdp1": 8, "fsdp2": 8, "single_gpu": 1,
@@ -44,8 +54,13 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     coerced, problems = schema_for(table, version).validate(values)
     problems = [_with_reason(p) for p in problems] + _generation_problems(coerced)
     settings = resolve_settings(document, table, version, coerced, CANONICAL)
-    findings = classify_keys(document, table, version, ACCELERATE_KEYS, options.extra_keys)
-    world = _world_size(document, coerced, options)
+    forwarded = ACCELERATE_KEYS if version >= CLI_FORWARDS else ()
+    findings = [
+        # Before 0.29 an accelerate key in the YAML is no argument of anything that reads it: unknown.
+        f._replace(status="unknown", spec=None) if f.status == "not_yet" and f.entry.key in ACCELERATE_KEYS else f
+        for f in classify_keys(document, table, version, forwarded, options.extra_keys)
+    ]
+    world = _world_size(document, coerced, options, version >= CLI_FORWARDS)
     rules = rules_at(GROUP_RULES, version)
     eval_strategy = settings.get("eval_strategy", Setting("no")).value
     geometry = Geometry(
@@ -119,11 +134,13 @@ def _optional_int(setting: Setting | None) -> int | None:
     return value if value > 0 else None
 
 
-def _world_size(document: Document, coerced: dict, options: Options) -> Setting:
+def _world_size(document: Document, coerced: dict, options: Options, forwarded: bool) -> Setting:
     if options.world_size is not None:
         return Setting(options.world_size, None, None, "--world-size")
     if document.launcher is not None:
         return document.launcher
+    if not forwarded:  # before 0.29 nothing passes the YAML's accelerate keys on to the launcher
+        return Setting(1, None, None, "assumed")
     entry = document.entries.get("num_processes")
     if entry is not None and isinstance(coerced.get("num_processes"), int):
         machines = document.entries.get("num_machines")
