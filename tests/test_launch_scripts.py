@@ -475,3 +475,22 @@ def test_trl_yaml_num_processes_is_read_only_by_trl_grpo_from_0_29(tmp_path):
     old = lint_text(config, "c.yaml", options_from("--target trl==0.20.0"))
     assert not old.plans[0].world_size.key  # not the world size: nothing passes it to the launcher
     assert [d.code for d in old.diagnostics if d.code.startswith("GRPO00")] == ["GRPO002"]
+
+
+def test_trl_grpo_builds_the_config_in_its_own_process_first(tmp_path):
+    # TRL 1.0+ `trl grpo` parses GRPOConfig in the launcher (world size 1): 2 per device x 4 processes
+    # holds groups of 8, but 2 x 1 does not, and it stops there (reproduced with GRPOConfig on 1 process).
+    (tmp_path / "c.yaml").write_text("num_processes: 4\nper_device_train_batch_size: 2\nnum_generations: 8\n")
+    cli = script("trl grpo --config c.yaml\n", "--target trl==1.16.0", root=tmp_path)
+    (found,) = [d for d in cli.diagnostics if d.code == "GRPO102"]
+    assert "world size is 1" in found.message and "generation_batch_size: 8" in found.fix
+    # The same config through accelerate and TRL's script, or `trl grpo` before 1.0, is valid.
+    accelerate = script("accelerate launch --num_processes 4 -m trl.scripts.grpo --config c.yaml\n", root=tmp_path)
+    assert not [d for d in accelerate.diagnostics if d.code == "GRPO102"]
+    old = script("trl grpo --config c.yaml\n", "--target trl==0.29.0", root=tmp_path)
+    assert not [d for d in old.diagnostics if d.code == "GRPO102"]
+    # With generation_batch_size written, the launcher's check holds too.
+    (tmp_path / "c.yaml").write_text(
+        "num_processes: 4\nper_device_train_batch_size: 2\nnum_generations: 8\ngeneration_batch_size: 8\n"
+    )
+    assert not [d for d in script("trl grpo --config c.yaml\n", root=tmp_path).diagnostics if d.code == "GRPO102"]

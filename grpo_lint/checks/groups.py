@@ -260,6 +260,47 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             fix="; or ".join(fixes) if fixes else None,
             key=label,
         )
+    yield from _launcher_process(plan)
+
+
+# `trl grpo` parses the config into GRPOConfig in the launcher process, where the world size is 1, before
+# accelerate starts the workers (trl/cli/commands/training.py, TRL 1.0.0 on; 0.29 only splits the
+# arguments, and 0.18-0.28 pass them to the script untouched).
+_LAUNCHER_BUILDS = Version("1.0.0")
+
+
+def _launcher_process(plan: RunPlan) -> Iterator[Diagnostic]:
+    """A geometry valid on the run's processes that fails in `trl grpo`'s own process (world size 1)."""
+    from grpo_lint.launch.commands import TRL_CLI
+
+    g = plan.geometry
+    if plan.framework != "trl" or plan.document.entry != TRL_CLI or plan.target.version < _LAUNCHER_BUILDS:
+        return
+    if not plan.world_known or g.world_size == 1 or _failures(plan, "GRPO102") or _failures(plan, "GRPO105"):
+        return
+    alone = g._replace(world_size=1)
+    failures = [f for f in check(plan.group_rules, alone) if f.rejected and f.code in ("GRPO102", "GRPO105")]
+    if not failures:
+        return
+    failure, label = failures[0], name_of(plan, "num_generations")
+    batch = g.generation_batch_size if g.generation_batch_size is not None else g.global_batch * g.steps()
+    what = (
+        f"generation batch {failure.batch} is not a multiple of {label} {g.num_generations}"
+        if failure.code == "GRPO102"
+        else f"{name_of(plan, 'generation_batch_size')} {failure.batch} is not a multiple of the one-process batch "
+        f"{g.per_device}"
+    )
+    yield report(
+        plan,
+        "GRPO102",
+        f"`trl grpo` ({fw(plan)}) builds GRPOConfig once in its own process, where the world size is 1, before "
+        f"`accelerate launch` starts the {g.world_size} training processes; there the {what}, so it stops before "
+        "training although the run itself would hold whole groups.",
+        _anchor(plan, "num_generations", "per_device_train_batch_size"),
+        fix=f"set `generation_batch_size: {batch}` (it does not depend on the process count), or launch with "
+        "`accelerate launch -m trl.scripts.grpo`",
+        key=label,
+    )
 
 
 @rule(
