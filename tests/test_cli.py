@@ -154,3 +154,12 @@ def test_wandb_run_config_values_are_unwrapped():
     # Without the W&B markers the same mapping is a config with a wrong type, as before.
     plain = WANDB_RECORD.split("num_generations:", 1)[1]
     assert "GRPO003" in {d.code for d in lint("num_generations:" + plain.format(temperature="0.0"))}
+
+
+def test_swift_json_config_numbers_written_as_text_before_4_1():
+    # ms-swift 3.x-4.0 read a positional JSON config with parse_json_file, which keeps "8" a string.
+    text = '{"rlhf_type": "grpo", "num_generations": "8", "per_device_train_batch_size": 8}\n'
+    old = [d for d in lint(text, "--target swift==3.8.0 --world-size 8", "c.json") if d.code == "GRPO003"]
+    assert len(old) == 1 and "parse_json_file" in old[0].message and old[0].fix == '"num_generations": 8'
+    # 4.1+ turns the file into command-line text, which argparse converts.
+    assert [d.code for d in lint(text, "--target swift==4.6.0 --world-size 8", "c.json")] == []

@@ -317,8 +317,10 @@ def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             continue
         spec = plan.specs.get(problem.key.replace("-", "_"))
         default = spec.default_at(plan.target.version) if spec else None
-        if problem.kind == "swift_null":
-            fix: str | None = f"delete `{entry.key}` to keep the default"
+        if problem.fix is not None:
+            fix: str | None = problem.fix
+        elif problem.kind == "swift_null":
+            fix = f"delete `{entry.key}` to keep the default"
         elif problem.key in _GROUP_SIZE_KEYS and not (isinstance(default, int) and default >= 2):
             # The default group size (1 in verl and OpenRLHF) is itself no group: GRPO101.
             fix = f"{assignment(plan, entry.key, 8)}, or another group size of at least 2"

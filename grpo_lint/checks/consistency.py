@@ -339,6 +339,13 @@ def vllm_context_too_short(plan: RunPlan, options: Options) -> Iterator[Diagnost
     )
 
 
+def _ports(plan: RunPlan, count: int) -> str:
+    """Example ports as this version's config file takes them: quoted where a YAML list of numbers
+    crashes `swift rlhf --config` (3.10-4.0, see the swift front end)."""
+    quoted = plan.document.format == "yaml" and Version("3.10.0") <= plan.target.version < Version("4.1.0")
+    return ", ".join(f"'{8000 + i}'" if quoted else str(8000 + i) for i in range(count))
+
+
 @rule(
     "GRPO408",
     "server-list-mismatch",
@@ -363,6 +370,5 @@ def server_list_mismatch(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         + (" (the default is [8000])" if not ports.explicit else "")
         + f'; {fw(plan)} stops: "host and server_port must have same length when lists are provided".',
         hosts,
-        fix=f"give `vllm_server_port` {n_hosts} values, one per host, e.g. "
-        f"[{', '.join(str(8000 + i) for i in range(n_hosts))}]",
+        fix=f"give `vllm_server_port` {n_hosts} values, one per host, e.g. [{_ports(plan, n_hosts)}]",
     )

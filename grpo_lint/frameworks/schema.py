@@ -106,6 +106,7 @@ class ValueProblem(NamedTuple):
     key: str
     kind: str  # pydantic's error type, e.g. int_parsing, less_than_equal
     message: str
+    fix: str | None = None  # the value as it should be written, when the default is not the answer
 
 
 class Schema:

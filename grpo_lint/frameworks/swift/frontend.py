@@ -125,10 +125,59 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         world_size=world,
         group_rules=rules_at(GROUP_RULES, version),
         geometry=geometry,
-        problems=null_problems + problems,
+        problems=null_problems + problems + _file_problems(document, specs, version),
         key_findings=findings,
         specs=specs,
     )
+
+
+# ms-swift 3.x-4.0 read a positional JSON config with HfArgumentParser.parse_json_file, which keeps
+# values as written; 3.10-4.0 turn a `--config` YAML into command-line words, list items unconverted
+# (swift/cli/main.py prepare_config_args: `argv.extend(value)`). From 4.1 both become command-line text.
+_FILES_AS_TEXT = Version("4.1.0")
+_CONFIG_FLAG = Version("3.10.0")
+
+
+def _file_problems(document: Document, specs: dict, version: Version) -> list[ValueProblem]:
+    """Values a config file holds that the way this version reads the file cannot take."""
+    if version >= _FILES_AS_TEXT:
+        return []
+    found: list[ValueProblem] = []
+    for key, entry in document.entries.items():
+        path = entry.key_span.path or (document.path if document.format in ("yaml", "json") else None)
+        if path is None:
+            continue  # a command-line flag: argparse converts it
+        spec = specs.get(key.replace("-", "_"))
+        value = entry.value
+        if path.lower().endswith(".json") and spec is not None and spec.base_kind in ("int", "float"):
+            if isinstance(value, str):
+                found.append(
+                    ValueProblem(
+                        key,
+                        "swift_json_text",
+                        f"is text in a JSON config: ms-swift {version} reads JSON configs with HfArgumentParser's "
+                        "parse_json_file, which keeps values as written, so the run gets a string where it "
+                        "computes with a number and fails",
+                        fix=f'"{key}": {value.strip()}',
+                    )
+                )
+        elif (
+            version >= _CONFIG_FLAG
+            and path.lower().endswith((".yaml", ".yml"))
+            and isinstance(value, list)
+            and any(not isinstance(item, str) for item in value)
+        ):
+            quoted = ", ".join(f"'{item}'" for item in value)
+            found.append(
+                ValueProblem(
+                    key,
+                    "swift_yaml_list",
+                    "is a list of non-text values, which `swift rlhf --config` (ms-swift 3.10-4.0) puts on the "
+                    "command line unconverted: it stops with TypeError: expected str, bytes or os.PathLike object",
+                    fix=f"{key}: [{quoted}]",
+                )
+            )
+    return found
 
 
 def _positive(setting: Setting | None) -> int | None:
