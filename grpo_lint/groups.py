@@ -21,6 +21,9 @@ class GroupRules(NamedTuple):
     checks_need_groups: bool = False  # ms-swift >= 4.4 skips divisibility when N == 1
     teacher_allows_one: bool = False  # ms-swift >= 4.4: N == 1 is fine with a teacher model
     where: str = "at start-up"  # when the framework checks: "at start-up" or "after the model loads"
+    # ms-swift 3.12-3.x also runs the GRPOConfig check of the TRL it installs (0.22-0.24), which divides the
+    # eval batch by num_generations whatever num_generations_eval says.
+    eval_also_train_group: bool = False
 
 
 class Geometry(NamedTuple):
@@ -91,6 +94,8 @@ def check(rules: GroupRules, g: Geometry) -> list[Failure]:
         eval_batch = g.world_size * g.eval_per_device
         if n_eval >= 1 and eval_batch % n_eval:
             failures.append(Failure("GRPO103", True, batch=eval_batch, group=n_eval))
+        elif rules.eval_also_train_group and n_eval != n and n >= 1 and eval_batch % n:
+            failures.append(Failure("GRPO103", True, batch=eval_batch, group=n))
     return failures
 
 

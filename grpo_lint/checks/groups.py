@@ -94,6 +94,9 @@ def _framework_text(plan: RunPlan, failure: Failure) -> str:
         )
     if failure.code == "GRPO103":
         e = g.eval_per_device
+        if plan.group_rules.eval_also_train_group and failure.group == n and g.num_generations_eval not in (None, n):
+            # the check of the TRL (0.22-0.24) that ms-swift 3.12 inherits GRPOConfig from
+            return f"The global eval batch size ({e} * {w}) must be divisible by num_generations ({n})."
         if trl and v >= Version("0.26.1"):
             return (
                 f"The global eval batch size ({e} * {w}) must be divisible by the number of "
@@ -314,11 +317,8 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
     for failure in _failures(plan, "GRPO103"):
         g, n = plan.geometry, failure.group
         eval_key = name_of(plan, "per_device_eval_batch_size")
-        group_key = (
-            name_of(plan, "num_generations_eval")
-            if plan.get("num_generations_eval").explicit and g.num_generations_eval
-            else name_of(plan, "num_generations")
-        )
+        by_eval_key = plan.get("num_generations_eval").explicit and g.num_generations_eval == n
+        group_key = name_of(plan, "num_generations_eval") if by_eval_key else name_of(plan, "num_generations")
         why = name_of(plan, "eval_strategy") if plan.get("eval_strategy").explicit else "evaluation"
         message = (
             f"global eval batch {failure.batch} ({g.world_size} processes x {g.eval_per_device} "

@@ -32,7 +32,11 @@ GROUP_RULES = (
     ("3.1.1", "3.4.0", GroupRules("global", "misleading", eval="num_generations", where=_LATE)),
     ("3.4.0", "3.5.0", GroupRules("effective", "explicit", eval="num_generations", where=_LATE)),
     ("3.5.0", "3.12.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations")),
-    ("3.12.0", "4.4.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations_eval")),
+    # 3.12 requires trl < 0.25, whose GRPOConfig (inherited) checks the eval batch against num_generations.
+    ("3.12.0", "4.0.0", GroupRules(
+        "generation", "explicit", "rejected", "global", "num_generations_eval", eval_also_train_group=True,
+    )),
+    ("4.0.0", "4.4.0", GroupRules("generation", "explicit", "rejected", "global", "num_generations_eval")),
     ("4.4.0", None, GroupRules(
         "generation", "explicit", "must_match", "global", "num_generations_eval",
         checks_need_groups=True, teacher_allows_one=True,
