@@ -469,3 +469,39 @@ def test_generate_batch_size_is_read_only_from_0_10():
     # 0.10.0 on: the samples generator reads it, and train_ppo_ray asserts --async_train for over-sampling.
     (new,) = [d for d in lint(script, FLAT_ORL, "launch.sh") if d.code == "GRPO113"]
     assert new.severity is Severity.ERROR and "requires --async_train" in new.message
+
+
+def test_verl_loss_agg_mode_choices_by_release():
+    # Checked at start-up in every release (0.4-0.5 RayPPOTrainer assert, 0.6+ ActorConfig); token-sum from 0.9.0.
+    assert "GRPO006" in verl_codes(verl("actor_rollout_ref.actor.loss_agg_mode=sample-mean"))
+    assert "GRPO006" in verl_codes(verl("actor_rollout_ref.actor.loss_agg_mode=token-sum"), "--target verl==0.8.0")
+    assert "GRPO006" not in verl_codes(verl("actor_rollout_ref.actor.loss_agg_mode=token-sum"))
+    assert "GRPO006" not in verl_codes(verl("actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean"), OLD_VERL)
+
+
+def test_verl_real_train_batch_check_ignores_dynamic_bsz_before_0_6():
+    # 256 x 5 = 1280 responses over 24 GPUs: 0.4-0.5 assert it even with use_dynamic_bsz; 0.6+ skip it then.
+    script = verl(
+        "actor_rollout_ref.actor.use_dynamic_bsz=true", actor_rollout_ref__rollout__n="5", trainer__n_gpus_per_node="24"
+    )
+    assert "GRPO108" in verl_codes(script, "--target verl==0.5.0")
+    assert "GRPO108" not in verl_codes(script, "--target verl==0.6.0")
+
+
+def test_verl_deprecated_global_micro_batch():
+    # actor.ppo_micro_batch_size (deprecated, global): divides the mini batch, and x Ulysses size covers the GPUs.
+    drop = ("actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",)
+    good = verl("actor_rollout_ref.actor.ppo_micro_batch_size=16", drop=drop)
+    assert "GRPO111" not in verl_codes(good)
+    uneven = [d for d in lint(verl("actor_rollout_ref.actor.ppo_micro_batch_size=24", drop=drop), VERL, "launch.sh")]
+    assert any(d.code == "GRPO111" and "must be divisible by ppo_micro_batch_size (24)" in d.message for d in uneven)
+    few = [d for d in lint(verl("actor_rollout_ref.actor.ppo_micro_batch_size=4", drop=drop), OLD_VERL, "launch.sh")]
+    assert any(d.code == "GRPO111" and "must be >= n_gpus (8)" in d.message for d in few)
+    # Ulysses size 2: 4 x 2 covers 8 GPUs.
+    ulysses = verl(
+        "actor_rollout_ref.actor.ppo_micro_batch_size=4",
+        "actor_rollout_ref.actor.ulysses_sequence_parallel_size=2",
+        "actor_rollout_ref.model.use_remove_padding=true",
+        drop=drop,
+    )
+    assert "GRPO111" not in verl_codes(ulysses)

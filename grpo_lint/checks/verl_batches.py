@@ -53,6 +53,9 @@ def _unknown(plan: RunPlan, *paths: str | None) -> bool:
     return any(p in plan.document.unknown for p in paths if p)
 
 
+_CHECK_UNDER_DYNAMIC_UNTIL = Version("0.6.0")
+
+
 def _minimal_batch(run: VerlRun) -> int | None:
     """verl's `minimal_bsz`: the GPU count (FSDP) or Megatron DP x micro batch per GPU."""
     if run.strategy != "megatron":
@@ -71,7 +74,9 @@ def _minimal_batch(run: VerlRun) -> int | None:
 def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     run = _verl(plan)
-    if run is None or run.dynamic_bsz:
+    # 0.4-0.5 check it in RayPPOTrainer._validate_config whatever use_dynamic_bsz says; 0.6 moved the check
+    # into verl/utils/config.py under `if not use_dynamic_bsz` (checked in the 0.4.1-0.9.1 wheels).
+    if run is None or (run.dynamic_bsz and plan.target.version >= _CHECK_UNDER_DYNAMIC_UNTIL):
         return
     minimal = _minimal_batch(run)
     real = run.train_batch_size * run.n
@@ -283,6 +288,49 @@ def micro_batch_keys(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix=assignment(plan, f"{section}.{param}_per_gpu", per_gpu)
                 + f", or {assignment(plan, f'{ACTOR}.use_dynamic_bsz', 'true')}",
             )
+    yield from _deprecated_micro(plan, run)
+
+
+def _deprecated_micro(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
+    """The deprecated global actor.ppo_micro_batch_size: it must divide the mini batch and, times the Ulysses
+    size, cover every GPU (0.4-0.5 RayPPOTrainer asserts; 0.6-0.9.1 ActorConfig.validate raises ValueError)."""
+    setting = plan.get(f"{ACTOR}.ppo_micro_batch_size")
+    micro = run.micro
+    if micro is None or micro < 1 or setting.span is None or run.micro_per_gpu is not None:
+        return  # with the per-GPU form set too, verl stops first on "both set" (reported above)
+    raises = plan.target.version >= Version("0.6.0")
+    label, mini = setting.key, _name(plan, f"{ACTOR}.ppo_mini_batch_size")
+    if run.mini >= 1 and run.mini % micro:
+        quote = (
+            f'"ppo_mini_batch_size ({run.mini}) must be divisible by ppo_micro_batch_size ({micro})"'
+            if raises
+            else "an AssertionError"
+        )
+        yield report(
+            plan,
+            "GRPO111",
+            f"{label} {micro} does not divide {mini} {run.mini}. {fw(plan)} stops at start-up with {quote}.",
+            setting,
+            fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", _largest_divisor(run.mini, micro))
+            + f", or the per-GPU form {ACTOR}.ppo_micro_batch_size_per_gpu",
+        )
+    if micro * run.sp < run.n_gpus:
+        quote = (
+            f'"ppo_micro_batch_size ({micro}) * ulysses_sequence_parallel_size ({run.sp}) must be >= n_gpus '
+            f'({run.n_gpus})"'
+            if raises
+            else "an AssertionError"
+        )
+        need = -(-run.n_gpus // max(run.sp, 1))
+        yield report(
+            plan,
+            "GRPO111",
+            f"{label} {micro} is a global micro batch, split over {_gpus(plan, run)}: with Ulysses size {run.sp} "
+            f"it leaves some GPUs without a sample. {fw(plan)} stops at start-up with {quote}.",
+            setting,
+            fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", need)
+            + f" or more, or the per-GPU form {ACTOR}.ppo_micro_batch_size_per_gpu",
+        )
 
 
 @rule(

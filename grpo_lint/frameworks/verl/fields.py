@@ -42,6 +42,16 @@ _CHOICES: dict[str, tuple[Choices, ...]] = {
         ),
         Choices(None, "0.7.0", ("sync", "async")),
     ),
+    # Checked at start-up: 0.4-0.5 in RayPPOTrainer's config check (AssertionError "Invalid loss_agg_mode"),
+    # 0.6+ in ActorConfig.__post_init__ (ValueError); "token-sum" accepted from 0.9.0 (checked in the wheels).
+    "actor_rollout_ref.actor.loss_agg_mode": (
+        Choices(None, "0.9.0", ("token-mean", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm")),
+        Choices(
+            "0.9.0",
+            None,
+            ("token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"),
+        ),
+    ),
 }
 # Ranges of the values the batch checks divide by.
 _POSITIVE = (
