@@ -505,3 +505,36 @@ def test_verl_deprecated_global_micro_batch():
         drop=drop,
     )
     assert "GRPO111" not in verl_codes(ulysses)
+
+
+def test_openrlhf_reference_colocation_compares_nodes_and_gpus_per_node():
+    # train_ppo_ray asserts actor.num_nodes == ref.num_nodes and the same GPUs per node: 2 x 4 != 1 x 8.
+    same_total = openrlhf({"--ref.num_nodes": "2", "--ref.num_gpus_per_node": "4"})
+    found = [d for d in lint(same_total, ORL, "launch.sh") if d.code == "GRPO409"]
+    assert len(found) == 1 and "2 x 4" in found[0].message
+    assert not [d for d in lint(openrlhf({"--ref.num_gpus_per_node": "8"}), ORL, "launch.sh") if d.code == "GRPO409"]
+
+
+def test_openrlhf_prefix_next_to_the_full_flag_is_accepted_and_the_last_wins():
+    # argparse (allow_abbrev) maps both to one destination; the value written last is the one used.
+    prefix_last = openrlhf({"--rollout.n_samples": "1"})  # written after --rollout.n_samples_per_prompt 8
+    codes = [d.code for d in lint(prefix_last, ORL, "launch.sh")]
+    assert "GRPO002" not in codes and "GRPO101" in codes  # n = 1 now, with group_norm
+    assert [d.code for d in lint(openrlhf({"--rollout.n_samples": "8"}), ORL, "launch.sh")] == []
+
+
+NO_VLLM = ("--vllm.num_engines", "--vllm.tensor_parallel_size", "--train.colocate_all")
+
+
+def test_openrlhf_settings_that_need_vllm_engines():
+    # train_ppo_ray: `assert args.vllm_num_engines > 0, "Only support --packing_samples with vLLM."` (0.8.1-0.11.2);
+    # --ring_attn_size > 1 and --use_dynamic_batch turn packing on from 0.9.0.
+    packing = [d for d in lint(openrlhf({"--ds.packing_samples": ""}, drop=NO_VLLM), ORL, "launch.sh")]
+    assert [d.code for d in packing] == ["GRPO401"] and "Only support" in packing[0].message
+    ring = lint(openrlhf({"--ds.ring_attn_size": "2"}, drop=NO_VLLM), ORL, "launch.sh")
+    assert "GRPO401" in [d.code for d in ring]
+    assert "GRPO401" not in [d.code for d in lint(openrlhf({"--ds.packing_samples": ""}), ORL, "launch.sh")]
+    # 0.9.8-0.10.x: no vLLM engine at all fails after the models load (max_len unset); 0.11.0 fixed it.
+    plain = openrlhf(drop=NO_VLLM)
+    assert [d.code for d in lint(plain, "--target openrlhf==0.10.2", "launch.sh")] == ["GRPO401"]
+    assert [d.code for d in lint(plain, ORL, "launch.sh")] == []

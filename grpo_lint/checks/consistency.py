@@ -49,6 +49,11 @@ def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     use_vllm, mode = plan.get("use_vllm"), plan.get("vllm_mode")
     version = plan.target.version
+    if plan.framework == "openrlhf":
+        from grpo_lint.checks.openrlhf_batches import openrlhf_without_vllm
+
+        yield from openrlhf_without_vllm(plan)
+        return
     if plan.framework == "swift":
         new = version >= Version("3.12.0")
         if new and use_vllm.value and mode.value is None:

@@ -39,6 +39,48 @@ def _flag(plan: RunPlan, name: str) -> str:
     return setting.key if setting.key else openrlhf_flag(plan, name)
 
 
+# 0.9.8-0.10.x set max_len only inside `if vllm_num_engines > 0:` and pass it to PPOTrainer unconditionally.
+_MAX_LEN_BUG = (Version("0.9.8"), Version("0.11.0"))
+# 0.9.0+ turn --packing_samples on for --ring_attn_size > 1 or --use_dynamic_batch (with a warning).
+_PACKING_IMPLIED = Version("0.9.0")
+
+
+def openrlhf_without_vllm(plan: RunPlan) -> Iterator[Diagnostic]:
+    """GRPO401 for OpenRLHF: settings that need vLLM engines when the command starts none (checked in the
+    0.8.1-0.11.2 wheels' train_ppo_ray.py)."""
+    run = _run(plan)
+    if run is None or run.engines > 0 or plan.document.unknown & {"vllm_num_engines", "vllm.num_engines"}:
+        return  # engines started, or a count not known before launch
+    engines, version = _flag(plan, "vllm_num_engines"), plan.target.version
+    packing = _flag(plan, "packing_samples")
+    why = ""
+    if run.packing:
+        why = f"{packing} is set"
+    elif version >= _PACKING_IMPLIED and run.ring > 1:
+        why = f"{_flag(plan, 'ring_attn_size')} {run.ring} turns {packing} on"
+    elif version >= _PACKING_IMPLIED and run.dynamic_batch:
+        why = f"{_flag(plan, 'dynamic_batch')} turns {packing} on"
+    if why:
+        yield report(
+            plan,
+            "GRPO401",
+            f"{why}, but no vLLM engine is started ({engines} is not set above 0). {fw(plan)} stops at start-up: "
+            '"Only support `--packing_samples` with vLLM."',
+            _at(plan, "packing_samples", "ring_attn_size", "dynamic_batch", "vllm_num_engines"),
+            fix=f"{engines} 1 or more (with {_flag(plan, 'vllm_tensor_parallel_size')}), or drop {packing}",
+        )
+    elif _MAX_LEN_BUG[0] <= version < _MAX_LEN_BUG[1]:
+        yield report(
+            plan,
+            "GRPO401",
+            f"no vLLM engine is started ({engines} is not set above 0). {fw(plan)} then stops after the models "
+            "load: train_ppo_ray sets max_len only when it creates vLLM engines and passes it to the trainer "
+            "anyway (UnboundLocalError: max_len); fixed in 0.11.0.",
+            _at(plan, "vllm_num_engines"),
+            fix=f"{engines} 1 or more, or upgrade to OpenRLHF >= 0.11.0",
+        )
+
+
 _GENERATE_READ = Version("0.10.0")  # the first OpenRLHF whose code reads --vllm_generate_batch_size
 
 
@@ -189,14 +231,16 @@ def colocated_gpu_mismatch(plan: RunPlan, options: Options) -> Iterator[Diagnost
             fix=_engines_fix(plan, run),
         )
     colocated = run.colocate_actor_ref or run.colocate_all
-    if colocated and run.has_ref and run.ref_gpus != run.actor_gpus:
+    # OpenRLHF (0.8-0.11.2) compares nodes and GPUs per node one by one: 2 x 4 and 1 x 8 differ.
+    if colocated and run.has_ref and run.ref_layout != run.actor_layout:
         ref = f"{_flag(plan, 'ref_num_nodes')} x {_flag(plan, 'ref_num_gpus_per_node')}"
         yield report(
             plan,
             "GRPO409",
-            f"the reference model is colocated with the actor, but {ref} = {run.ref_gpus} GPUs and {actor} = "
-            f'{run.actor_gpus}. OpenRLHF stops at start-up: "num_nodes and num_gpus_per_node must be the same '
-            'when colocate actor and ref model."',
+            f"the reference model is colocated with the actor, but {ref} = {run.ref_layout[0]} x "
+            f"{run.ref_layout[1]} and {actor} = {run.actor_layout[0]} x {run.actor_layout[1]}: the nodes and the "
+            'GPUs per node must both match. OpenRLHF stops at start-up: "num_nodes and num_gpus_per_node must be '
+            'the same when colocate actor and ref model."',
             _at(plan, "ref_num_gpus_per_node", "ref_num_nodes", "actor_num_gpus_per_node"),
             fix=f"give {_flag(plan, 'ref_num_nodes')} and {_flag(plan, 'ref_num_gpus_per_node')} the actor's values",
         )

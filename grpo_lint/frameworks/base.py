@@ -111,6 +111,10 @@ def as_int(value: Any, fallback: int) -> int:
     return fallback
 
 
+def _position(entry: Entry) -> tuple[int, int]:
+    return entry.key_span.line, entry.key_span.column
+
+
 def expand_abbreviations(document: Document, specs: dict[str, Any]) -> frozenset[str]:
     """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself. Returns the flags
     that are a prefix of several: argparse stops with "ambiguous option"."""
@@ -121,8 +125,14 @@ def expand_abbreviations(document: Document, specs: dict[str, Any]) -> frozenset
             renamed[name] = entry
             continue
         longer = [known for known in specs if known.startswith(name)]
-        if len(longer) > 1:
-            ambiguous.add(name)
-        renamed[longer[0] if len(longer) == 1 and longer[0] not in document.entries else name] = entry
+        if len(longer) != 1:
+            if longer:
+                ambiguous.add(name)
+            renamed[name] = entry
+            continue
+        full = document.entries.get(longer[0])
+        if full is not None and _position(full) > _position(entry):
+            continue  # the flag is written in full later on, and argparse keeps the last value
+        renamed[longer[0]] = entry
     document.entries = renamed
     return frozenset(ambiguous)

@@ -46,6 +46,7 @@ NAMES = {
     "ds_tensor_parallel_size": ("ds_tensor_parallel_size", "ds.tensor_parallel_size"),
     "async_train": ("async_train", "train.async_enable"),
     "dynamic_batch": ("use_dynamic_batch", "train.dynamic_batch_enable"),
+    "packing_samples": ("packing_samples", "ds.packing_samples"),
     "init_kl_coef": ("init_kl_coef", "algo.kl.init_coef"),
     "use_kl_loss": ("use_kl_loss", "algo.kl.use_loss"),
     "remote_rm_url": ("remote_rm_url", "reward.remote_url"),
@@ -70,6 +71,8 @@ class OpenRLHFRun(NamedTuple):
     micro_train_batch_size: int
     actor_gpus: int
     ref_gpus: int
+    actor_layout: tuple[int, int]  # (nodes, GPUs per node)
+    ref_layout: tuple[int, int]
     reward_gpus: int
     ring: int
     ds_tp: int
@@ -78,6 +81,8 @@ class OpenRLHFRun(NamedTuple):
     colocate_actor_ref: bool
     async_train: bool
     dynamic_batch: bool
+    packing: bool  # --packing_samples as written
+    engines: int  # vLLM engines (0: none)
     init_kl_coef: float
     has_ref: bool  # init_kl_coef > 0
     has_reward_model: bool  # no --remote_rm_url, and a reward model is named
@@ -204,6 +209,8 @@ def _run(settings: dict[str, Setting], version: Version, dotted: bool) -> OpenRL
         micro_train_batch_size=max(_int(settings, "micro_train_batch_size", 1), 1),
         actor_gpus=_int(settings, "actor_num_nodes", 1) * _int(settings, "actor_num_gpus_per_node", 8),
         ref_gpus=_int(settings, "ref_num_nodes", 1) * _int(settings, "ref_num_gpus_per_node", 8),
+        actor_layout=(_int(settings, "actor_num_nodes", 1), _int(settings, "actor_num_gpus_per_node", 8)),
+        ref_layout=(_int(settings, "ref_num_nodes", 1), _int(settings, "ref_num_gpus_per_node", 8)),
         reward_gpus=_int(settings, "reward_num_nodes", 1) * _int(settings, "reward_num_gpus_per_node", 8),
         ring=max(_int(settings, "ring_attn_size", 1), 1),
         ds_tp=max(_int(settings, "ds_tensor_parallel_size", 1), 1),
@@ -212,6 +219,8 @@ def _run(settings: dict[str, Setting], version: Version, dotted: bool) -> OpenRL
         colocate_actor_ref=settings["colocate_actor_ref"].value is True,
         async_train=settings["async_train"].value is True,
         dynamic_batch=settings["dynamic_batch"].value is True,
+        packing=settings["packing_samples"].value is True,
+        engines=max(engines, 0),
         init_kl_coef=init_kl_coef,
         has_ref=init_kl_coef > 0,
         has_reward_model=not remote and bool(settings["reward_pretrain"].value),
