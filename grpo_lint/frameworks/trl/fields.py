@@ -42,7 +42,8 @@ _OVERRIDES: dict[str, dict] = {
         "ge": 1,
     },
     "temperature": {"default": Versioned((("0.14.0", 0.9), ("0.18.0", 1.0)))},
-    "top_p": {"ge": 0, "le": 1},
+    # Above 1 only vLLM rejects it (frontend._generation_problems); transformers then applies no top-p filter.
+    "top_p": {"ge": 0},
     # Optional[int] up to 0.29, `int = 0` after; TrlParser never type-checks a YAML value, and with null
     # neither transformers (no top-k warper) nor TRL's vLLM path filters: null is accepted everywhere.
     "top_k": {"kind": "int?", "default": Versioned((("0.16.0", 50), ("0.18.0", None), ("0.27.0", 0))), "ge": -1},

@@ -91,8 +91,6 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
 
 # GRPOConfig checks none of these ranges itself (TRL 0.14-1.16): what happens to a run that has them.
 _RANGE_REASONS = {
-    "top_p": "; GRPOConfig accepts it, and the first generation raises (transformers' top-p filter and vLLM's "
-    "SamplingParams both require 0 < top_p <= 1)",
     "beta": "; GRPOConfig accepts it, but a negative KL coefficient rewards moving away from the reference model: "
     "the loss falls as the policy drifts, without an error",
     "epsilon": "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, so "
@@ -112,19 +110,33 @@ def _with_reason(problem: ValueProblem) -> ValueProblem:
 
 def _generation_problems(coerced: dict) -> list[ValueProblem]:
     """Values GRPOConfig accepts but the first generation rejects."""
+    found: list[ValueProblem] = []
+    top_p = coerced.get("top_p")
+    if isinstance(top_p, int | float) and not isinstance(top_p, bool) and top_p > 1 and coerced.get("use_vllm"):
+        # vLLM's SamplingParams requires 0 < top_p <= 1; transformers just applies no top-p filter above 1
+        # (a GRPOTrainer step with top_p=1.5 runs, TRL 1.16.0 / transformers 5.23.0).
+        found.append(
+            ValueProblem(
+                "top_p",
+                "generation",
+                "is rejected by vLLM at the first generation (SamplingParams: top_p must be in (0, 1]); without vLLM "
+                "it would mean no top-p filter",
+                fix="top_p: 1.0",
+            )
+        )
     top_k = coerced.get("top_k")
     if isinstance(top_k, int) and top_k < 0 and not coerced.get("use_vllm"):
         # transformers' TopKLogitsWarper (every 4.x and 5.x): "`top_k` has to be a strictly positive
         # integer"; vLLM reads -1 as "off", so the value is only wrong without it.
-        return [
+        found.append(
             ValueProblem(
                 "top_k",
                 "generation",
                 "is rejected at the first generation when vLLM is off: transformers' top-k filter raises "
                 '"`top_k` has to be a strictly positive integer" (-1 means "off" only to vLLM; 0 turns it off here)',
             )
-        ]
-    return []
+        )
+    return found
 
 
 def _optional_int(setting: Setting | None) -> int | None:
