@@ -494,3 +494,13 @@ def test_trl_grpo_builds_the_config_in_its_own_process_first(tmp_path):
         "num_processes: 4\nper_device_train_batch_size: 2\nnum_generations: 8\ngeneration_batch_size: 8\n"
     )
     assert not [d for d in script("trl grpo --config c.yaml\n", root=tmp_path).diagnostics if d.code == "GRPO102"]
+
+
+def test_an_unknown_command_output_is_one_word_when_split():
+    # NOW=$(date +%Y%m%d): bash splits the date it prints (no blank), not the command line written for it.
+    text = "NOW=$(date +%Y%m%d)\nNAME=run-${NOW}\ncmd trainer.experiment_name=$NAME x=1\n"
+    (command,) = parse(text, "s.sh").commands
+    assert [w.text for w in command.words] == ["cmd", "trainer.experiment_name=run-$(date +%Y%m%d)", "x=1"]
+    # A known value with blanks is still split, as bash does.
+    (split,) = parse('ARGS="a=1 b=2"\ncmd $ARGS\n', "s.sh").commands
+    assert [w.text for w in split.words] == ["cmd", "a=1", "b=2"]

@@ -265,6 +265,26 @@ def _integer(text: str) -> int:
     return int(text)
 
 
+def _split_around(text: str, placeholders: list[str], split: bool) -> list[tuple[str, bool]]:
+    """An unquoted value as pieces for word splitting, where the written text of what is not known
+    (`$(date +%Y%m%d)` inside `NOW=...`) is never split: bash splits the command's output, which is
+    not known, not the command line that stands in for it."""
+    marks = sorted({p for p in placeholders if p and any(c.isspace() for c in p) and p in text}, key=len, reverse=True)
+    if not split or not marks:
+        return [(text, split)]
+    pieces: list[tuple[str, bool]] = []
+    pattern = re.compile("|".join(re.escape(m) for m in marks))
+    last = 0
+    for found in pattern.finditer(text):
+        if found.start() > last:
+            pieces.append((text[last : found.start()], True))
+        pieces.append((found.group(), False))
+        last = found.end()
+    if last < len(text):
+        pieces.append((text[last:], True))
+    return pieces
+
+
 def _unique(names: list[str]) -> tuple[str, ...]:
     """What a word depends on, each once: `A=$A$A` repeated would otherwise double the list each time."""
     return tuple(dict.fromkeys(names))
@@ -670,7 +690,7 @@ class _Lexer:
         match = _NAME.match(self.text, self.i)
         if match:
             self.advance(match.end() - self.i)
-            return [(self.lookup(match.group(0), unknown), split)]
+            return self.looked_up(match.group(0), unknown, split)
         if char and (char.isdigit() or char in "@*#?$!-"):
             self.advance()
             unknown.append("$" + char)
@@ -732,7 +752,7 @@ class _Lexer:
             unknown.append(written)
             return opaque
         if operator is None:
-            return [(self.lookup(name, unknown), split)]
+            return self.looked_up(name, unknown, split)
         op, argument = operator.group(0), rest[operator.end() :]
         known = self.variables.get(name)
         if known is None and self.arrays.get(name):
@@ -745,7 +765,7 @@ class _Lexer:
                 return opaque
             return [] if use_word else self.fragment(argument, unknown, quoted)
         if op.endswith("?") or not use_word:
-            return [(self.lookup(name, unknown), split)]
+            return self.looked_up(name, unknown, split)
         # ${VAR:-default}: the default applies unless VAR is set (from the caller's environment it
         # may be; launch scripts use this form for their defaults, so the default is taken).
         pieces = self.fragment(argument, unknown, quoted)
@@ -785,6 +805,11 @@ class _Lexer:
         inner.depth = self.depth
         pieces = inner.scan("", unknown)
         return [(piece, split and not quoted) for piece, split in pieces]
+
+    def looked_up(self, name: str, unknown: list[str], split: bool) -> list[tuple[str, bool]]:
+        """`lookup` as pieces for word splitting (see _split_around)."""
+        before = len(unknown)
+        return _split_around(self.lookup(name, unknown), unknown[before:], split)
 
     def lookup(self, name: str, unknown: list[str]) -> str:
         word = self.variables.get(name)
