@@ -63,7 +63,12 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     version = target.version
     flavor = "args.json" if is_args_json(document) else "config"
     ambiguous = frozenset[str]()
-    if document.format == "cli":
+    as_argv = document.format == "cli" or (
+        # swift turns a config file into command-line words: `--config` YAML from 3.10, any file from 4.1
+        flavor == "config"
+        and (version >= _FILES_AS_TEXT or (version >= _CONFIG_FLAG and document.format == "yaml"))
+    )
+    if as_argv:
         # swift's argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself
         ambiguous = expand_abbreviations(document, table.at(version))
     values: dict[str, Any] = {}
