@@ -96,3 +96,31 @@ def test_python_files_without_grpo_code_are_skipped(tmp_path):
     (tmp_path / "utils.py").write_text("def add(a, b):\n    return a + b\n")
     result = run_cli(".", "--format", "json", cwd=tmp_path)
     assert result.returncode == 0 and json.loads(result.stdout)["summary"]["files_skipped"] == 1
+
+
+def test_seeding_that_is_right_is_not_flagged():
+    # TRL's RepeatSampler seeds its own torch.Generator alike on every rank: the prompt order must match.
+    sampler = (
+        "import torch\nimport torch.distributed as dist\nclass RepeatSampler:\n    def __init__(self, seed):\n"
+        "        self.generator = torch.Generator()\n        self.generator.manual_seed(seed)\n"
+        "def gen(model):\n    return model.generate()\n"
+    )
+    assert found(sampler) == []
+    # A trainer that never samples (SFT, DPO, reward) seeds for itself.
+    sft = (
+        "from trl import GRPOConfig\nfrom transformers import Trainer\nclass MySFT(Trainer):\n"
+        "    def __init__(self, a):\n        set_seed(a.seed)\n"
+    )
+    assert found(DISTRIBUTED + sft) == []
+    # A one-process vLLM script that seeds before generating samples distinct completions per prompt.
+    offline = "from trl import GRPOConfig\ndef main(a, llm):\n    set_seed(a.seed)\n    return llm.generate([])\n"
+    assert found(offline) == []
+    assert found(DISTRIBUTED + offline) != []  # distributed: every rank would sample the same stream
+
+
+def test_ddp_script_with_one_seed_for_every_rank():
+    # No sampling: the same dropout masks and augmentations on every rank, a milder warning.
+    ddp = "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\ntorch.manual_seed(1337)\n"
+    result = found(ddp)
+    assert result == [("GRPO301", 4)]
+    assert found(ddp.replace("torch.manual_seed(1337)", "torch.manual_seed(1337 + dist.get_rank())")) == []

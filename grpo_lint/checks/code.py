@@ -39,9 +39,11 @@ def check_code(code: PythonFile) -> Iterator[Diagnostic]:
     if code.is_test:
         return  # tests of seeding code seed on purpose
     for seed in code.seeds:
-        if seed.rank_aware:
-            continue
-        local = seed.in_trainer_subclass or seed.in_generation_loop
+        if seed.rank_aware or seed.in_quiet_trainer:
+            continue  # rank-aware, or the seeding of a trainer that never samples (SFT, DPO, reward)
+        # A trainer runs on every process accelerate starts; a plain generation function only in a script
+        # that is distributed itself (a one-process vLLM script samples distinct completions per prompt).
+        local = seed.in_trainer_subclass or (seed.in_generation_loop and code.distributed)
         if seed.name.split(".")[-1] == "set_seed" and local and code.samples:
             where = "a trainer subclass" if seed.in_trainer_subclass else "a function that calls generate()"
             yield Diagnostic(
@@ -65,6 +67,18 @@ def check_code(code: PythonFile) -> Iterator[Diagnostic]:
                 seed.span,
                 fix=f"{seed.name}({seed.argument} + rank) with the process rank (e.g. accelerator.process_index or "
                 'int(os.environ["RANK"])), or set_seed(seed, device_specific=True)',
+            )
+        elif code.distributed and not code.samples and not local:
+            # A training script that never samples (DDP pre-training): the cost is milder, but real.
+            yield Diagnostic(
+                "GRPO301",
+                Severity.WARNING,
+                f"{seed.name}({seed.argument}) seeds every process of this distributed run with the same value, so "
+                "every rank draws the same dropout masks and random augmentations for its own data (nanoGPT-style "
+                "scripts add the rank to the seed for this reason)",
+                code.path,
+                seed.span,
+                fix=f"{seed.name}({seed.argument} + rank) with the process rank (e.g. int(os.environ['RANK']))",
             )
     for sampler in code.samplers:
         if sampler.shuffle_off or (sampler.seed is not None and not sampler.seed_is_literal):

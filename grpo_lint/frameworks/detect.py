@@ -39,6 +39,34 @@ def _only_keys() -> tuple[frozenset[str], frozenset[str]]:
 VERL_SECTIONS = frozenset({"actor_rollout_ref", "algorithm", "trainer", "data", "critic", "reward_model"})
 
 
+def _squashed(key: str) -> str:
+    return key.lower().replace("-", "_").replace("_", "").rstrip("s")
+
+
+@cache
+def _squashed_grpo_keys() -> dict[str, str]:
+    return {_squashed(k): k for k in GRPO_KEYS}
+
+
+def _near_grpo_key(keys: set[str]) -> str | None:
+    """A key that misspells a GRPO key, in a file that otherwise holds training arguments (at least two
+    keys TRL or ms-swift know), so that an unrelated YAML is never taken for a GRPO config."""
+    import difflib
+
+    from grpo_lint.frameworks.trl.fields import trl_table
+
+    swift_only = _only_keys()[1]
+
+    known = keys & (frozenset(trl_table().specs) | swift_only)
+    if len(known) < 2:
+        return None
+    squashed = _squashed_grpo_keys()
+    for key in sorted(keys - known):
+        if _squashed(key) in squashed or difflib.get_close_matches(key.lower(), GRPO_KEYS, n=1, cutoff=0.88):
+            return key
+    return None
+
+
 def detect(document: Document) -> Detection:
     keys = set(document.entries)
     nested = {k for k in keys & VERL_SECTIONS if isinstance(document.entries[k].value, dict)}
@@ -54,7 +82,12 @@ def detect(document: Document) -> Detection:
             return Detection("swift", "rlhf_type: grpo")
         return Detection(None, f"an ms-swift {rlhf_type.value} config, not GRPO")
     if not keys & GRPO_KEYS:
-        return Detection(None, "no GRPO key")
+        near = _near_grpo_key(keys)
+        if near is None:
+            return Detection(None, "no GRPO key")
+        # `num_generation: 4` among training arguments: a misspelt GRPO key is evidence of a GRPO config,
+        # and the file then gets GRPO002 with the suggestion instead of being skipped.
+        return Detection("trl", f"`{near}`, a near miss of a GRPO key, among training arguments")
     trl_only, swift_only = _only_keys()
     trl_score, swift_score = len(keys & trl_only), len(keys & swift_only)
     if swift_score > trl_score:

@@ -28,6 +28,13 @@ _DISTRIBUTED_STRINGS = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE"})
 _DISTRIBUTED_MODULES = ("accelerate", "torch.distributed", "deepspeed")
 _RANK = re.compile(r"rank|process_index|local_process_index|device_specific", re.IGNORECASE)
 _SAMPLERS = ("DistributedSampler", "RepeatSampler", "RepeatRandomSampler")
+# Trainers that generate completions themselves: a subclass samples through them.
+_SAMPLING_TRAINERS = ("GRPO", "RLOO", "PPO", "OnlineDPO", "GKD", "Rollout", "XPO", "NashMD")
+_GLOBAL_MANUAL_SEEDS = frozenset({
+    "manual_seed", "manual_seed_all", "torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed",
+    "torch.cuda.manual_seed_all", "cuda.manual_seed", "cuda.manual_seed_all", "torch.npu.manual_seed",
+    "torch.npu.manual_seed_all", "torch.xpu.manual_seed_all",
+})  # fmt: skip
 
 
 class ConfigCall(NamedTuple):
@@ -47,6 +54,7 @@ class SeedCall(NamedTuple):
     in_trainer_subclass: bool
     in_generation_loop: bool
     scope: int = 0  # which function it is called in
+    in_quiet_trainer: bool = False  # inside a trainer class that never calls generate (SFT, DPO, reward)
 
 
 class SamplerCall(NamedTuple):
@@ -185,6 +193,7 @@ class _Visitor(ast.NodeVisitor):
         self.strings: set[str] = set()
         self.called: set[str] = set()
         self.trainer_class = 0
+        self.quiet_trainer = 0
         self.generation_function = 0
         self.experimental_trainer = False
         self.rank_names: set[str] = set()  # variables assigned from the rank (`local_seed = seed + rank`)
@@ -215,9 +224,19 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         trainer = any("GRPO" in _called_name(base) or "Trainer" in _called_name(base) for base in node.bases)
+        # Only a trainer that samples can give its ranks identical completions: SFT, DPO, KTO and reward
+        # trainers never call generate.
+        samples = any(any(s in _called_name(base) for s in _SAMPLING_TRAINERS) for base in node.bases) or any(
+            isinstance(inner, ast.Call) and "generate" in _called_name(inner.func).split(".")[-1]
+            for inner in ast.walk(node)
+        )
+        quiet = trainer and not samples
+        trainer = trainer and samples
         self.trainer_class += trainer
+        self.quiet_trainer += quiet
         self.generic_visit(node)
         self.trainer_class -= trainer
+        self.quiet_trainer -= quiet
 
     def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         generates = any(
@@ -261,6 +280,10 @@ class _Visitor(ast.NodeVisitor):
     def _is_seed_call(name: str, last: str) -> bool:
         if last == "seed":  # random.seed(...), np.random.seed(...), numpy.random.seed(...)
             return name in ("random.seed", "np.random.seed", "numpy.random.seed")
+        if last in ("manual_seed", "manual_seed_all"):
+            # the global streams only: a torch.Generator seeded alike on every rank (TRL's RepeatSampler)
+            # keeps the prompt order the same on every rank, which grouping needs
+            return name in _GLOBAL_MANUAL_SEEDS
         return True
 
     def _source(self, node: ast.AST) -> str:
@@ -307,6 +330,7 @@ class _Visitor(ast.NodeVisitor):
             self.trainer_class > 0,
             self.generation_function > 0,
             self.scope,
+            self.quiet_trainer > 0 and self.trainer_class == 0,
         )
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:

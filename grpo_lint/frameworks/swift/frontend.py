@@ -65,8 +65,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     ambiguous = frozenset[str]()
     as_argv = document.format == "cli" or (
         # swift turns a config file into command-line words: `--config` YAML from 3.10, any file from 4.1
-        flavor == "config"
-        and (version >= _FILES_AS_TEXT or (version >= _CONFIG_FLAG and document.format == "yaml"))
+        flavor == "config" and (version >= _FILES_AS_TEXT or (version >= _CONFIG_FLAG and document.format == "yaml"))
     )
     if as_argv:
         # swift's argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself
