@@ -538,3 +538,18 @@ def test_openrlhf_settings_that_need_vllm_engines():
     plain = openrlhf(drop=NO_VLLM)
     assert [d.code for d in lint(plain, "--target openrlhf==0.10.2", "launch.sh")] == ["GRPO401"]
     assert [d.code for d in lint(plain, ORL, "launch.sh")] == []
+
+
+def test_verl_before_0_5_splits_the_prompts_before_repeating_them():
+    # 100 prompts x 8 = 800 responses divide over 8 GPUs, but 0.4 chunks the 100 prompts first.
+    script = verl(data__train_batch_size="100", actor_rollout_ref__actor__ppo_mini_batch_size="50")
+    old = [d for d in lint(script, "--target verl==0.4.1", "launch.sh") if d.code == "GRPO108"]
+    assert len(old) == 1 and "only support equal chunk" in old[0].message
+    assert "GRPO108" not in verl_codes(script, "--target verl==0.5.0")
+
+
+def test_verl_mini_batch_above_the_step_under_dynamic_batching_is_a_warning():
+    script = verl("actor_rollout_ref.actor.use_dynamic_bsz=true", actor_rollout_ref__actor__ppo_mini_batch_size="512")
+    (found,) = [d for d in lint(script, VERL, "launch.sh") if d.code == "GRPO109"]
+    assert found.severity is Severity.WARNING and "one optimizer update per step" in found.message
+    assert "GRPO109" in verl_codes(verl(actor_rollout_ref__actor__ppo_mini_batch_size="512"))  # the error, asserted

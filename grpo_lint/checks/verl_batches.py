@@ -54,6 +54,32 @@ def _unknown(plan: RunPlan, *paths: str | None) -> bool:
 
 
 _CHECK_UNDER_DYNAMIC_UNTIL = Version("0.6.0")
+# Before 0.5.0 the trainer sends the step's prompts to the rollout workers before repeating them n times
+# (0.5.0 repeats first: ray_trainer.py `gen_batch.repeat(...)` before generate_sequences).
+_REPEAT_FIRST = Version("0.5.0")
+
+
+def _prompts_split_first(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
+    """verl 0.4: the prompts themselves are split over the GPUs, so train_batch_size must divide evenly."""
+    mode = plan.value(f"{ROLLOUT}.mode")
+    if plan.target.version >= _REPEAT_FIRST or mode == "async" or run.train_batch_size % run.n_gpus == 0:
+        return
+    if run.strategy == "megatron":
+        return  # its workers chunk by data-parallel rank, which this check does not model
+    tbs = _name(plan, "data.train_batch_size")
+    step = run.n_gpus
+    choices = sorted({max(step, run.train_batch_size // step * step), run.train_batch_size // step * step + step})
+    yield report(
+        plan,
+        "GRPO108",
+        f"{tbs} {run.train_batch_size} prompts cannot be split evenly over {_gpus(plan, run)}. {fw(plan)} hands "
+        "the prompts to the rollout workers before it repeats them rollout.n times (0.5.0 repeats first), so the "
+        f"start-up check on {tbs} x n passes and the first step fails: "
+        f'"only support equal chunk. Got size of DataProto {run.train_batch_size} and chunk {run.n_gpus}."',
+        _at(plan, "data.train_batch_size"),
+        fix=" or ".join(assignment(plan, "data.train_batch_size", v) for v in choices if v > 0)
+        + f" (a multiple of {step}), or upgrade to verl >= 0.5.0",
+    )
 
 
 def _minimal_batch(run: VerlRun) -> int | None:
@@ -80,7 +106,10 @@ def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Dia
         return
     minimal = _minimal_batch(run)
     real = run.train_batch_size * run.n
-    if not minimal or real % minimal == 0:
+    if minimal and real % minimal == 0:
+        yield from _prompts_split_first(plan, run)
+        return
+    if not minimal:
         return
     what = _gpus(plan, run)
     if run.strategy == "megatron":
@@ -112,9 +141,24 @@ def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Dia
 def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
     run = _verl(plan)
-    if run is None or run.dynamic_bsz or run.mini < 1:
+    if run is None or run.mini < 1:
         return
     tbs, mini = _name(plan, "data.train_batch_size"), _name(plan, f"{ACTOR}.ppo_mini_batch_size")
+    if run.dynamic_bsz:
+        # verl checks the mini batch only without dynamic batching (0.4-0.5 RayPPOTrainer, 0.6-0.9.1
+        # ActorConfig.validate both under `if not use_dynamic_bsz`); the split then yields one mini batch.
+        if run.train_batch_size < run.mini:
+            yield report(
+                plan,
+                "GRPO109",
+                f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}. With use_dynamic_bsz {fw(plan)} does "
+                "not check it, and a step's data splits into one mini batch: one optimizer update per step instead "
+                "of the several the setting suggests, without a word.",
+                _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
+                fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+                severity=Severity.WARNING,
+            )
+        return
     if run.train_batch_size < run.mini:
         quote = (
             f'"train_batch_size ({run.train_batch_size}) must be >= actor.ppo_mini_batch_size ({run.mini})"'
