@@ -504,3 +504,22 @@ def test_an_unknown_command_output_is_one_word_when_split():
     # A known value with blanks is still split, as bash does.
     (split,) = parse('ARGS="a=1 b=2"\ncmd $ARGS\n', "s.sh").commands
     assert [w.text for w in split.words] == ["cmd", "a=1", "b=2"]
+
+
+def test_no_overlap_across_machines():
+    server = "CUDA_VISIBLE_DEVICES=0,1 trl vllm-serve --model m &\n"
+    trainer = f"CUDA_VISIBLE_DEVICES=0,1 accelerate launch --num_processes 2 train.py {TRL}"
+    assert "GRPO504" in codes(server + trainer + "\n")
+    # One command per node: the arms of `if NODE_RANK` never run on the same machine.
+    per_node = f'if [ "$NODE_RANK" = 0 ]; then\n  {server}else\n  {trainer}\nfi\n'
+    assert "GRPO504" not in codes(per_node)
+    # The trainer talks to a server on another host.
+    assert "GRPO504" not in codes(server + trainer + " --vllm_server_host 10.0.0.2\n")
+    assert "GRPO504" in codes(server + trainer + " --vllm_server_host 127.0.0.1\n")
+
+
+def test_overlap_message_quotes_the_framework_that_runs():
+    server = "CUDA_VISIBLE_DEVICES=0 swift rollout --model m &\n"
+    trainer = f"CUDA_VISIBLE_DEVICES=0,1 NPROC_PER_NODE=2 swift rlhf {GRPO} --use_vllm true --vllm_mode server\n"
+    (found,) = [d for d in script(server + trainer).diagnostics if d.code == "GRPO504"]
+    assert "TRL" not in found.message and "out of GPU memory" in found.message

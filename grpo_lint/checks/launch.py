@@ -217,6 +217,25 @@ def _devices(launch: Launch) -> set[str] | None:
     return None
 
 
+_LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
+
+
+def _remote_server(trainer: Launch) -> bool:
+    """The trainer talks to a vLLM server on another machine (or one whose address is not known)."""
+    words = list(trainer.args)
+    for index, word in enumerate(words):
+        flag, equals, inline = word.text.partition("=")
+        if flag not in ("--vllm_server_host", "--vllm_server_base_url", "--vllm-server-host"):
+            continue
+        value = words[index + 1] if not equals and index + 1 < len(words) else (word if equals else None)
+        if value is None or not value.known:
+            return True
+        text = inline if equals else value.text
+        host = text.split("://", 1)[-1].split("/", 1)[0].rsplit(":", 1)[0] if "base_url" in flag else text
+        return host.strip("[]") not in {h.strip("[]") for h in _LOCAL_HOSTS}
+    return False
+
+
 def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
     # A server in the foreground never returns: the commands after it are meant for other machines
     # (the multi-node examples list one command per node), so only a backgrounded server shares GPUs.
@@ -228,17 +247,24 @@ def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
             trainer_gpus = _devices(trainer)
             if not server_gpus or not trainer_gpus:
                 continue
+            if server.command.exclusive_with(trainer.command) or _remote_server(trainer):
+                continue  # never on the same machine at once: other arms of `if NODE_RANK...`, another host
             shared = sorted(server_gpus & trainer_gpus, key=lambda d: (len(d), d))
             if not shared:
                 continue
             program = " ".join(w.text for w in server.command.words[:2])
             span = trainer.visible_word.span if trainer.visible_word is not None else trainer.command.words[0].span
+            consequence = (
+                'TRL after 0.19.1 stops with "Attempting to use the same CUDA device for multiple distinct '
+                'roles/ranks within the same communicator."'
+                if trainer.framework == "trl"
+                else "the run runs out of GPU memory at start-up or when the weights are synced"
+            )
             yield _diagnostic(
                 "GRPO504",
                 f"the training command and `{program}` (line {server.command.line}) both use GPU "
-                f"{', '.join(shared)}. The vLLM server and the training processes then compete for memory; TRL "
-                'after 0.19.1 stops with "Attempting to use the same CUDA device for multiple distinct roles/ranks '
-                'within the same communicator."',
+                f"{', '.join(shared)}. The vLLM server and the training processes then compete for memory; "
+                + consequence,
                 span,
                 "give the server and the training disjoint CUDA_VISIBLE_DEVICES lists",
             )

@@ -55,6 +55,13 @@ class Command(NamedTuple):
     line: int
     background: bool = False  # ended by `&`: the script goes on while it runs
     inner: bool = False  # read from the string of `bash -c '...'`
+    # The arms of if/case statements it sits in: (statement id, arm) from the outside in.
+    branch: tuple[tuple[int, int], ...] = ()
+
+    def exclusive_with(self, other: Command) -> bool:
+        """Whether the two commands are in different arms of one if/case statement: never both run."""
+        arms = dict(self.branch)
+        return any(arms.get(block, arm) != arm for block, arm in other.branch)
 
 
 class CutOff(NamedTuple):
@@ -311,6 +318,8 @@ class _Lexer:
         self.variables: dict[str, Word] = variables if variables is not None else {}
         self.arrays: dict[str, list[Word]] = arrays if arrays is not None else {}
         self.depth = 0  # nesting of if/case/loops: values assigned inside are not known statically
+        self.arms: list[list] = []  # open if/case statements: [id, arm, "if" | "case"]
+        self.blocks = 0
         self.exported: set[str] = set()
         self.commands: list[Command] = []
         self.cutoffs: list[CutOff] = []
@@ -415,7 +424,10 @@ class _Lexer:
             self.cases -= 1
             self.depth = max(self.depth - 1, 0)
             self.expect_pattern = False
+            self._end_case()
             return
+        if self.arms and self.arms[-1][2] == "case":
+            self.arms[-1][1] += 1  # the next item of the case statement
         if self.peek() == "(":
             self.advance()
         while self.i < len(self.text) and self.peek() not in ")\n":
@@ -859,6 +871,12 @@ class _Lexer:
             self.cases += 1
             self.depth += 1
             self.expect_pattern = True
+            self.blocks += 1
+            self.arms.append([self.blocks, 0, "case"])
+
+    def _end_case(self) -> None:
+        if self.arms and self.arms[-1][2] == "case":
+            self.arms.pop()
 
     def assign(self, name: str, value: Word) -> None:
         """NAME=value, NAME+=value, NAME=(...) and NAME+=(...) for the rest of the script."""
@@ -893,6 +911,11 @@ class _Lexer:
         while words and words[0].text in _KEYWORDS:
             if words[0].text in ("if", "while", "until"):
                 self.depth += 1
+            if words[0].text == "if":
+                self.blocks += 1
+                self.arms.append([self.blocks, 0, "if"])
+            elif words[0].text in ("elif", "else") and self.arms and self.arms[-1][2] == "if":
+                self.arms[-1][1] += 1
             words = words[1:]
         if words and words[0].text in _HEADERS:
             if words[0].text != "function":
@@ -900,10 +923,13 @@ class _Lexer:
             return
         if words and words[0].text in ("fi", "done"):
             self.depth = max(self.depth - 1, 0)
+        if words and words[0].text == "fi" and self.arms and self.arms[-1][2] == "if":
+            self.arms.pop()
         if words and words[0].text == "esac" and self.cases:
             self.cases -= 1
             self.depth = max(self.depth - 1, 0)
             self.expect_pattern = False
+            self._end_case()
         if not words or words[0].text in _ENDS or words[0].text in _TESTS:
             return
         prefixes: list[tuple[str, Word]] = []
@@ -942,7 +968,10 @@ class _Lexer:
         env = {name: self.variables[name] for name in self.exported if name in self.variables}
         env.update(prefixes)
         if words:
-            command = Command(tuple(words), env, tuple(prefixes), words[0].span.line, background, self.level > 0)
+            branch = tuple((block, arm) for block, arm, _ in self.arms)
+            command = Command(
+                tuple(words), env, tuple(prefixes), words[0].span.line, background, self.level > 0, branch
+            )
             self.commands.append(command)
             if self.pending_cutoff is not None:
                 self.pending_cutoff = (self.pending_cutoff[0], command.line)
