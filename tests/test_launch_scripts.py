@@ -339,10 +339,18 @@ def test_device_map_ratio_not_whole():
     assert '"n_gpu: 4, local_world_size: 6"' in ratio.message
 
 
-def test_device_map_before_3_6_is_a_warning():
+def test_device_map_with_vllm_before_3_6_is_not_checked_by_swift():
+    # 3.1-3.5 set USE_FAST_INFERENCE for GRPO with vLLM; is_mp() then returns before its assert.
     text = f"CUDA_VISIBLE_DEVICES=0,1,2,3 NPROC_PER_NODE=2 swift rlhf {GRPO} --use_vllm true\n"
-    (found,) = [d for d in script(text, "--target swift==3.5.0").diagnostics if d.code == "GRPO502"]
-    assert found.severity.label == "warning"
+    assert not [d for d in script(text, "--target swift==3.5.0").diagnostics if d.code == "GRPO502"]
+    assert [d for d in script(text, "--target swift==3.6.0").diagnostics if d.code == "GRPO502"]
+    # ms-swift's own 3.4 example: 8 GPUs, 7 training processes, one GPU left for vLLM.
+    seven = f"CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7 NPROC_PER_NODE=7 swift rlhf {GRPO} --use_vllm true\n"
+    assert not [d for d in script(seven, "--target swift==3.4.0").diagnostics if d.code == "GRPO502"]
+    assert [d for d in script(seven, "--target swift==3.6.0").diagnostics if d.code == "GRPO502"]
+    # Without vLLM the ratio is asserted in every release.
+    plain = seven.replace(" --use_vllm true", "")
+    assert [d for d in script(plain, "--target swift==3.4.0").diagnostics if d.code == "GRPO502"]
 
 
 def test_overlap_when_the_trainer_sets_no_devices():

@@ -86,6 +86,11 @@ def _per_node(launch: Launch) -> int | None:
     return int(word.text)
 
 
+# ms-swift 3.6.0 removed the USE_FAST_INFERENCE shortcut from is_mp() (swift/utils/env.py, checked in the
+# 3.1.1-3.6.0 wheels): from then on the GPU/process ratio is asserted and device_map applies with vLLM too.
+_DEVICE_MAP_CHECKED = Version("3.6.0")
+
+
 def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Iterator[Diagnostic]:
     if launch.framework != "swift" or launch.role != "train" or launch.visible_word is None:
         return
@@ -94,6 +99,10 @@ def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Itera
         return
     use_vllm = plan is not None and plan.value("use_vllm") is True
     version = plan.target.version if plan is not None else None
+    if use_vllm and version is not None and version < _DEVICE_MAP_CHECKED:
+        # 3.1-3.5 set USE_FAST_INFERENCE for GRPO with vLLM, and is_mp() returns before its assert: no
+        # device_map, one GPU per process, the rest left to vLLM (ms-swift's own 3.4 example: 8 GPUs, 7 processes)
+        return
     gpus, span = len(visible), launch.visible_word.span
     fix = f"NPROC_PER_NODE={gpus} (one process per visible GPU)"
     if gpus % per_node:
@@ -107,20 +116,14 @@ def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Itera
             key="CUDA_VISIBLE_DEVICES",
         )
     elif gpus // per_node >= 2 and use_vllm:
-        rejected = version is None or version >= Version("3.6.0")
         yield _diagnostic(
             "GRPO502",
             f"each of the {per_node} training process{'es' if per_node > 1 else ''} sees {gpus // per_node} GPUs "
             f"(CUDA_VISIBLE_DEVICES has {gpus}), which ms-swift runs as device_map model parallelism; "
-            + (
-                'with vLLM it stops at start-up: "GRPO with vLLM is not compatible with `device_map`. Please set '
-                'NPROC_PER_NODE equal to num_processes."'
-                if rejected
-                else f"ms-swift {version} accepts it, but vLLM and device_map share the same GPUs"
-            ),
+            'with vLLM it stops at start-up: "GRPO with vLLM is not compatible with `device_map`. Please set '
+            'NPROC_PER_NODE equal to num_processes."',
             span,
             fix,
-            severity=None if rejected else Severity.WARNING,
             key="CUDA_VISIBLE_DEVICES",
         )
 
