@@ -124,3 +124,19 @@ def test_ddp_script_with_one_seed_for_every_rank():
     result = found(ddp)
     assert result == [("GRPO301", 4)]
     assert found(ddp.replace("torch.manual_seed(1337)", "torch.manual_seed(1337 + dist.get_rank())")) == []
+
+
+def test_unsloth_adjusts_the_batch_instead_of_failing():
+    # unsloth/models/rl.py (2026.10): per_device_train_batch_size becomes num_generations, with a printout.
+    config = "from trl import GRPOConfig\nargs = GRPOConfig(per_device_train_batch_size=2, num_generations=6)\n"
+    assert [c for c, _ in found(config, args="--target trl==1.16.0 --world-size 1")] == ["GRPO102"]
+    unsloth = lint_text("from unsloth import FastLanguageModel\n" + config, "t.py", options_from("--world-size 1"))
+    (note,) = [d for d in unsloth.diagnostics if d.code == "GRPO102"]
+    assert note.severity.label == "warning" and "We will change the batch size of 2" in note.message
+    assert "num_generations 2" in (note.fix or "")  # keeps the written batch; never proposes Unsloth's 6
+    # With generation_batch_size written Unsloth does not step in: TRL's error stands.
+    fixed = config.replace("num_generations=6)", "num_generations=6, generation_batch_size=4)")
+    assert "error" in {
+        d.severity.label
+        for d in lint_text("import unsloth\n" + fixed, "t.py", options_from("--world-size 1")).diagnostics
+    }

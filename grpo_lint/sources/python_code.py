@@ -76,6 +76,7 @@ class PythonFile(NamedTuple):
     uses_grpo_trainer: bool  # constructs a GRPOTrainer, which reseeds each process with seed + rank
     is_test: bool
     other_trainer: bool = False  # trains with a trainer from trl.experimental, which reads the config its own way
+    unsloth: bool = False  # imports unsloth, whose patched GRPOConfig adjusts the batch instead of failing
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -121,6 +122,7 @@ def read(text: str, path: str) -> PythonFile | ReadProblem:
         "GRPOTrainer" in visitor.called,
         is_test,
         visitor.experimental_trainer,
+        any(m == "unsloth" or m.startswith("unsloth.") for m in modules),
     )
 
 
