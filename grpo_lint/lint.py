@@ -286,8 +286,8 @@ def _as_unsloth_runs(found: list[Diagnostic], plans: list) -> list[Diagnostic]:
         "GRPO102",
         Severity.WARNING,
         f"batch {batch} per device x accumulation x processes is not a multiple of num_generations {n}. This file "
-        f"imports Unsloth, whose GRPOConfig does not fail on it: it prints \"We will change the batch size of {batch} "
-        f"to the `num_generations` of {n}\" and trains with {n} per device, {n / max(batch, 1):.3g}x the "
+        f'imports Unsloth, whose GRPOConfig does not fail on it: it prints "We will change the batch size of {batch} '
+        f'to the `num_generations` of {n}" and trains with {n} per device, {n / max(batch, 1):.3g}x the '
         "completions per device per step, and that much more GPU memory, than written.",
         anchor.path,
         anchor.span,
