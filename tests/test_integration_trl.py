@@ -11,7 +11,7 @@ trl = pytest.importorskip("trl", reason="needs TRL (extra 'differential')")
 pytestmark = pytest.mark.differential
 
 from grpo_lint import ConfigError  # noqa: E402
-from grpo_lint.integrations.trl import GRPOLintCallback, GroupCollapse  # noqa: E402
+from grpo_lint.integrations.trl import GroupCollapse, GRPOLintCallback  # noqa: E402
 
 from .test_differential_trainer import tiny_model  # noqa: E402, F401  (the fixture)
 
