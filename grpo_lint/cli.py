@@ -11,14 +11,24 @@ import click
 from grpo_lint import __version__
 from grpo_lint.limits import MAX_WORLD_SIZE
 
-_FORMATS = ("text", "json", "sarif", "github")
+_FORMATS = ("text", "concise", "json", "sarif", "github")
+
+
+def _rule_code(text: str) -> str:
+    """A rule's code from its code or its name (`partial-groups` -> GRPO102); other text as given."""
+    if text.upper().startswith("GRPO"):
+        return text.upper()
+    from grpo_lint.checks import all_rules
+
+    by_name = {rule.name: code for code, rule in all_rules().items()}
+    return by_name.get(text.lower(), text.upper())
 
 
 def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
-    """Codes or prefixes from repeatable, comma-separated flags; None when the flag was not given."""
+    """Codes, prefixes or rule names from repeatable, comma-separated flags; None when not given."""
     from grpo_lint.project_config import code_problem
 
-    codes = {c.strip().upper() for v in values for c in v.split(",") if c.strip()}
+    codes = {_rule_code(c.strip()) for v in values for c in v.split(",") if c.strip()}
     for code in codes:
         problem = code_problem(code)
         if problem:
@@ -48,26 +58,28 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
     help="Treat every file as a config of this framework instead of detecting it.",
 )
 @click.option(
+    "--output-format",
     "--format",
     "fmt",
     type=click.Choice(_FORMATS),
-    help="Output format. Default: github when GITHUB_ACTIONS is set, else text.",
+    help="Output format (concise: one line per diagnostic). Default: github when GITHUB_ACTIONS is set, else text.",
 )
 @click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these codes or prefixes.")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes or prefixes.")
+@click.option("--select", multiple=True, metavar="CODES", help="Only these codes, prefixes or rule names.")
+@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes, prefixes or rule names.")
 @click.option("--extra-keys", multiple=True, metavar="KEYS", help="Keys your own script defines.")
 @click.option(
     "--fail-on",
     type=click.Choice(["error", "warning", "info"]),
     help="Lowest severity that makes the exit code 1.  [default: error]",
 )
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics are found (2 still means usage).")
 @click.option(
     "--color",
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
     show_default=True,
-    help="auto: colour on a terminal unless NO_COLOR is set.",
+    help="auto: colour on a terminal, unless NO_COLOR is set non-empty or TERM=dumb; FORCE_COLOR forces it.",
 )
 @click.option(
     "--config",
@@ -97,12 +109,14 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
 @click.version_option(__version__, prog_name="grpo-lint")
 def main(paths: tuple[str, ...], **flags: Any) -> None:
-    """Lint GRPO training configs (TRL, ms-swift) for broken groups and silent sameness.
+    """Lint GRPO training configs (TRL, ms-swift, verl, OpenRLHF) for broken groups and silent sameness.
 
-    PATHS are config files or directories (searched for *.yaml, *.yml, *.json); `-` reads
-    standard input. Exit status: 0 no errors, 1 errors found, 2 usage or settings error.
+    PATHS are config files, launch scripts (*.sh) and Python training code, or directories
+    (searched for *.yaml, *.yml, *.json, *.sh, *.py); `-` reads standard input. Exit status: 0 no
+    errors, 1 errors found, 2 usage or settings error (or grpo-lint failed on a file: GRPO000).
     """
     fmt = flags["fmt"] or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
+    _check_combinations(flags, fmt)
     if flags["explain"]:
         _write(_explain(flags["explain"]), flags["output_file"], False)
         return
@@ -132,7 +146,20 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
 
         output = render(report, fmt, use_color, flags["quiet"])
     _write(output, flags["output_file"], use_color)
-    sys.exit(report.exit_code(Severity.parse(fail_on)))
+    code = report.exit_code(Severity.parse(fail_on))
+    sys.exit(0 if flags["exit_zero"] and code == 1 else code)
+
+
+def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
+    """A usage error for flags that do not apply together, instead of silently ignoring one."""
+    modes = [name for name in ("explain", "list_rules", "show", "statistics") if flags[name]]
+    if len(modes) > 1:
+        shown = " and ".join("--" + m.replace("_", "-") for m in modes)
+        raise click.UsageError(f"{shown} cannot be combined: each prints its own report")
+    if (flags["list_rules"] or flags["statistics"] or flags["show"]) and fmt in ("sarif", "github", "concise"):
+        raise click.UsageError(
+            f"--format {fmt} applies to diagnostics; use text or json with --{modes[0].replace('_', '-')}"
+        )
 
 
 def _options(flags: dict[str, Any]) -> tuple[Any, str]:
@@ -241,7 +268,7 @@ def _explain(code: str) -> str:
     from grpo_lint.frameworks.fields import closest
     from grpo_lint.rule_pages import page
 
-    code = code.strip().upper()
+    code = _rule_code(code.strip())
     rules = all_rules()
     text = page(code) if code in rules else None
     if text is None:
@@ -258,7 +285,11 @@ def _use_color(color: str, output_file: str | None) -> bool:
         return True
     if color == "never" or output_file:
         return False
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout.isatty()
 
 
 class _OutputError(click.FileError):

@@ -163,3 +163,36 @@ def test_swift_json_config_numbers_written_as_text_before_4_1():
     assert len(old) == 1 and "parse_json_file" in old[0].message and old[0].fix == '"num_generations": 8'
     # 4.1+ turns the file into command-line text, which argparse converts.
     assert [d.code for d in lint(text, "--target swift==4.6.0 --world-size 8", "c.json")] == []
+
+
+def test_conventions_users_expect(tmp_path):
+    (tmp_path / "bad.yaml").write_text("num_generations: 3\nper_device_train_batch_size: 4\ntemperature: 0\n")
+    base = ("--target", "trl==1.16.0", "--world-size", "2")
+    concise = run_cli("bad.yaml", "--output-format", "concise", *base, cwd=tmp_path)
+    lines = concise.stdout.splitlines()
+    assert concise.returncode == 1 and lines[0].startswith("bad.yaml:1:1: error[GRPO102] ") and len(lines) == 3
+    # Rule names wherever codes go; --exit-zero keeps findings from failing the step.
+    named = run_cli("bad.yaml", "--format", "concise", "--select", "greedy-temperature", *base, cwd=tmp_path)
+    assert [line.split()[1] for line in named.stdout.splitlines()[:-1]] == ["error[GRPO201]"]
+    assert run_cli("bad.yaml", "--exit-zero", *base, cwd=tmp_path).returncode == 0
+    assert run_cli("--explain", "partial-groups").stdout.startswith("# GRPO102 partial-groups")
+    # Flags that do not apply together are a usage error, not silently ignored.
+    for args in (("--list-rules", "--format", "sarif"), ("--statistics", "--show", "bad.yaml")):
+        done = run_cli(*args, cwd=tmp_path)
+        assert done.returncode == 2 and "Error:" in done.stderr
+
+
+def test_colour_follows_the_environment(monkeypatch):
+    from grpo_lint.cli import _use_color
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert _use_color("auto", None) is True  # FORCE_COLOR wins, even over NO_COLOR
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert _use_color("auto", None) is True and _use_color("never", None) is False
+    monkeypatch.delenv("FORCE_COLOR")
+    assert _use_color("auto", None) is False and _use_color("always", None) is True
+    monkeypatch.setenv("NO_COLOR", "")  # set but empty counts for nothing; pytest's stdout is no terminal
+    monkeypatch.setenv("TERM", "dumb")
+    assert _use_color("auto", None) is False

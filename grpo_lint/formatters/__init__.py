@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from grpo_lint.results import Report
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
 def render(report: Report, fmt: str, color: bool = False, quiet: bool = False) -> str:
@@ -20,6 +20,10 @@ def render(report: Report, fmt: str, color: bool = False, quiet: bool = False) -
         from grpo_lint.formatters.github import render_github
 
         return render_github(report)
+    if fmt == "concise":
+        from grpo_lint.formatters.text import render_concise
+
+        return render_concise(report, quiet)
     from grpo_lint.formatters.text import render_text
 
     return render_text(report, color, quiet)

@@ -30,6 +30,34 @@ def render_text(report: Report, color: bool = False, quiet: bool = False) -> str
     return "\n".join(out) + "\n" if out else ""
 
 
+def render_concise(report: Report, quiet: bool = False) -> str:
+    """One line per diagnostic (`path:line:col: severity[code] message`), then the summary line."""
+    out = [
+        f"{d.path}:{d.span.line if d.span else 1}:{d.span.column if d.span else 1}: "
+        f"{d.severity.label}[{d.code}] {d.message}"
+        for result in report.files
+        for d in result.diagnostics
+    ]
+    if not quiet:
+        out.append(_summary(report, False))
+    return "\n".join(out) + "\n" if out else ""
+
+
+_EXCERPT = 160  # characters of a source line shown around the span; longer lines are cut at both ends
+
+
+def _excerpt(source: str, start: int, end: int) -> tuple[str, int, int]:
+    """A window of a long line around [start, end), with `...` where it was cut, and the shifted span."""
+    if len(source) <= _EXCERPT:
+        return source, start, end
+    left = max(min(start - 40, len(source) - _EXCERPT), 0)
+    window = source[left : left + _EXCERPT]
+    prefix = "..." if left > 0 else ""
+    suffix = "..." if left + _EXCERPT < len(source) else ""
+    shift = len(prefix) - left
+    return prefix + window + suffix, start + shift, min(end + shift, len(prefix) + len(window))
+
+
 def _render_one(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
     line = d.span.line if d.span else 1
     column = d.span.column if d.span else 1
@@ -45,6 +73,7 @@ def _render_one(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
         width = len(str(d.span.line))
         start = max(d.span.column - 1, 0)
         end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(source)
+        source, start, end = _excerpt(source, start, end)
         caret = "^" * max(min(end, len(source)) - start, 1)
         gutter = " " * width
         block.append(_style(f"  {d.span.line} | ", color, fg="blue") + source)
