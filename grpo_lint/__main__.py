@@ -1,3 +1,3 @@
-from grpo_lint.cli import main
+from grpo_lint.cli import entry
 
-main()
+entry()

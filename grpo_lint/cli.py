@@ -310,3 +310,15 @@ def _write(text: str, output_file: str | None, color: bool) -> None:
             raise _OutputError(output_file, hint=exc.strerror or str(exc)) from None
         return
     click.echo(text, nl=False, color=color)
+
+
+def entry() -> None:
+    """The console script: `grpo-lint run [OPTIONS] -- COMMAND ...`, else the linter. A file or folder
+    named `run` is linted as before unless `--` shows that a command follows."""
+    args = sys.argv[1:]
+    if args[:1] == ["run"] and ("--" in args or not os.path.exists("run")):
+        from grpo_lint.run_command import run
+
+        run.main(args=args[1:], prog_name="grpo-lint run")
+        return
+    main()
