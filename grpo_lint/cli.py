@@ -313,12 +313,18 @@ def _write(text: str, output_file: str | None, color: bool) -> None:
 
 
 def entry() -> None:
-    """The console script: `grpo-lint run [OPTIONS] -- COMMAND ...`, else the linter. A file or folder
-    named `run` is linted as before unless `--` shows that a command follows."""
+    """The console script: `grpo-lint run [OPTIONS] -- COMMAND ...`, `grpo-lint schema ...`, else the
+    linter. A file or folder named `run` (or `schema`) is linted as before (for run: unless `--` shows
+    that a command follows)."""
     args = sys.argv[1:]
     if args[:1] == ["run"] and ("--" in args or not os.path.exists("run")):
         from grpo_lint.run_command import run
 
         run.main(args=args[1:], prog_name="grpo-lint run")
+        return
+    if args[:1] == ["schema"] and not os.path.exists("schema"):
+        from grpo_lint.json_schema import schema
+
+        schema.main(args=args[1:], prog_name="grpo-lint schema")
         return
     main()
