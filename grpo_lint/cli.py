@@ -14,6 +14,16 @@ from grpo_lint.limits import MAX_WORLD_SIZE
 _FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
+def _print_version(ctx: click.Context, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from grpo_lint.versions import DISPLAY, FIRST_GRPO, NEWEST_KNOWN
+
+    tables = ", ".join(f"{DISPLAY[f]} {FIRST_GRPO[f]}-{NEWEST_KNOWN[f]}" for f in DISPLAY)
+    click.echo(f"grpo-lint {__version__} (knows {tables})")
+    ctx.exit()
+
+
 def _rule_code(text: str) -> str:
     """A rule's code from its code or its name (`partial-groups` -> GRPO102); other text as given."""
     if text.upper().startswith("GRPO"):
@@ -107,7 +117,14 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 @click.option("--explain", metavar="CODE", help="Print the page of a rule and exit.")
 @click.option("--list-rules", is_flag=True, help="Print every rule and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
-@click.version_option(__version__, prog_name="grpo-lint")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, param, value: _print_version(ctx, value),
+    help="Show the version and the framework releases grpo-lint knows, and exit.",
+)
 def main(paths: tuple[str, ...], **flags: Any) -> None:
     """Lint GRPO training configs (TRL, ms-swift, verl, OpenRLHF) for broken groups and silent sameness.
 

@@ -121,7 +121,7 @@ def test_color_when_forced(tmp_path):
 
 
 def test_version_and_help():
-    assert run_cli("--version").stdout.startswith("grpo-lint, version")
+    assert run_cli("--version").stdout.startswith("grpo-lint 0.1.0 (knows TRL 0.14.0-1.16.0, ms-swift")
     assert "--world-size" in run_cli("--help").stdout
 
 
