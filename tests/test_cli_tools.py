@@ -126,3 +126,13 @@ def test_diff_lints_only_changed_configs(tmp_path):
     option_like = run_cli("--changed-since=--output=x", cwd=tmp_path)
     assert option_like.returncode == 2 and "not a git revision" in option_like.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_show_speaks_verl_and_openrlhf():
+    verl = json.loads(run_cli("--show", "--format", "json", "examples/verl/run_qwen2-7b_grpo.sh").stdout)["runs"][0]
+    assert (verl["prompts_per_step"], verl["responses_per_step"], verl["per_gpu_mini_batch"]) == (1024, 5120, 160)
+    script = "examples/openrlhf/train_grpo_ray_hybrid_engine.sh"
+    orl = json.loads(run_cli("--show", "--format", "json", script).stdout)["runs"][0]
+    assert (orl["samples_per_rollout"], orl["optimizer_steps_per_rollout"]) == (1024, 8)
+    text = run_cli("--show", "examples/verl/run_qwen2-7b_grpo.sh").stdout
+    assert "responses per step   5120" in text and "per-device batch" not in text  # no TRL rows of None

@@ -21,6 +21,10 @@ SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "use
 
 def describe(plan: RunPlan) -> dict[str, Any]:
     """The run in numbers, each with the key (or default) that decided it."""
+    if plan.framework == "verl" and plan.native is not None:
+        return _describe_verl(plan)
+    if plan.framework == "openrlhf" and plan.native is not None:
+        return _describe_openrlhf(plan)
     g, rules = plan.geometry, plan.group_rules
     # Before TRL 0.18 (bases "global"/"effective") every step generates for its own batch.
     per_round = (
@@ -63,6 +67,38 @@ def _setting(setting: Setting) -> dict[str, Any]:
     return {"value": setting.value, "from": where}
 
 
+def _native_text(d: dict[str, Any]) -> str:
+    def value(item: dict[str, Any]) -> str:
+        return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
+
+    rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"), ("GPUs", value(d["world_size"]))]
+    rows.append(("group size", value(d["num_generations"])))
+    if d["kind"] == "verl":
+        rows += [
+            ("prompts per step", f"{d['prompts_per_step']}  [data.train_batch_size]"),
+            ("responses per step", f"{d['responses_per_step']}  (x rollout.n)"),
+            ("mini batch", f"{d['mini_batch_prompts']} prompts, {d['updates_per_step']} updates per step"),
+            ("per-GPU mini batch", f"{d['per_gpu_mini_batch']} responses" if d["per_gpu_mini_batch"] else "-"),
+            ("micro batch per GPU", str(d["micro_batch_per_gpu"]) if d["micro_batch_per_gpu"] else "not set"),
+            ("dynamic batching", "on" if d["dynamic_batch"] else "off"),
+            ("actor strategy", d["strategy"]),
+        ]
+    else:
+        rows += [
+            ("prompts per rollout", str(d["prompts_per_rollout"])),
+            ("samples per rollout", f"{d['samples_per_rollout']}  (x n_samples_per_prompt)"),
+            ("train batch", f"{d['train_batch']} samples, {d['optimizer_steps_per_rollout']} steps per rollout"),
+            ("micro train batch", str(d["micro_train_batch"])),
+            ("actor GPUs", str(d["actor_gpus"])),
+            ("vLLM GPUs", str(d["vllm_gpus"])),
+            ("estimator", d["estimator"]),
+        ]
+    rows += [(f"  {name}", value(item)) for name, item in d["sampling"].items()]
+    rows.append(("seed", value(d["seed"])))
+    width = max(len(label) for label, _ in rows)
+    return "\n".join([d["path"]] + [f"  {label.ljust(width)}  {text}" for label, text in rows])
+
+
 def render_show(report: Report, fmt: str) -> str:
     plans = [plan for f in report.files for plan in f.plans]
     skipped = [(f.path, f.note or f.status) for f in report.files if not f.plans]
@@ -79,7 +115,60 @@ def render_show(report: Report, fmt: str) -> str:
     return "\n\n".join(blocks) + "\n"
 
 
+def _common(plan: RunPlan) -> dict[str, Any]:
+    return {
+        "path": plan.path,
+        "framework": plan.target.framework_name,
+        "target": str(plan.target.version),
+        "target_source": plan.target.source,
+        "world_size": _setting(plan.world_size),
+        "num_generations": _setting(plan.get("num_generations")),
+        "sampling": {name: _setting(plan.get(name)) for name in SAMPLING if name in plan.settings},
+        "seed": _setting(plan.get("seed")),
+    }
+
+
+def _describe_verl(plan: RunPlan) -> dict[str, Any]:
+    """verl counts prompts: each step takes train_batch_size prompts and generates x rollout.n responses."""
+    run = plan.native
+    dp = run.n_gpus // run.megatron_mp if run.megatron_mp and run.n_gpus % run.megatron_mp == 0 else None
+    per_gpu_mini = run.mini * run.n // (dp // run.sp) if dp and run.sp and dp % run.sp == 0 and dp // run.sp else None
+    return {
+        **_common(plan),
+        "kind": "verl",
+        "prompts_per_step": run.train_batch_size,
+        "responses_per_step": run.train_batch_size * run.n,
+        "mini_batch_prompts": run.mini,
+        "updates_per_step": -(-run.train_batch_size // run.mini) if run.mini > 0 else None,
+        "per_gpu_mini_batch": per_gpu_mini,
+        "micro_batch_per_gpu": run.micro_per_gpu,
+        "dynamic_batch": run.dynamic_bsz,
+        "strategy": run.strategy,
+    }
+
+
+def _describe_openrlhf(plan: RunPlan) -> dict[str, Any]:
+    """OpenRLHF counts prompts per rollout, samples = x n_samples_per_prompt, then DeepSpeed train batches."""
+    run = plan.native
+    samples = run.rollout_batch_size * run.n
+    return {
+        **_common(plan),
+        "kind": "openrlhf",
+        "prompts_per_rollout": run.rollout_batch_size,
+        "samples_per_rollout": samples,
+        "train_batch": run.train_batch_size,
+        "optimizer_steps_per_rollout": samples // run.train_batch_size if run.train_batch_size else None,
+        "micro_train_batch": run.micro_train_batch_size,
+        "actor_gpus": run.actor_gpus,
+        "vllm_gpus": run.vllm_gpus,
+        "estimator": run.estimator,
+    }
+
+
 def _text(d: dict[str, Any]) -> str:
+    if d.get("kind") in ("verl", "openrlhf"):
+        return _native_text(d)
+
     def value(item: dict[str, Any]) -> str:
         return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
 
