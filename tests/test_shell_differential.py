@@ -155,7 +155,7 @@ def compare(source: bytes) -> list[str] | None:
 
 def test_bash_reader_agrees_with_tree_sitter_bash():
     scripts = list(_scripts())
-    assert len(scripts) >= 10
+    assert len(scripts) >= (600 if CORPUS.is_dir() else 8)  # the corpus snapshots, when ../shared is present
     compared, disagreements = 0, {}
     for name, source in scripts:
         if name.partition(":")[2] in _TREE_SITTER_MISREADS:
