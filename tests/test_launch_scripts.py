@@ -531,3 +531,14 @@ def test_overlap_message_quotes_the_framework_that_runs():
     trainer = f"CUDA_VISIBLE_DEVICES=0,1 NPROC_PER_NODE=2 swift rlhf {GRPO} --use_vllm true --vllm_mode server\n"
     (found,) = [d for d in script(server + trainer).diagnostics if d.code == "GRPO504"]
     assert "TRL" not in found.message and "out of GPU memory" in found.message
+
+
+def test_a_trainer_without_grpo_flags_beside_a_server():
+    # TRL server mode: the trainer's config is in a file, so its line has no GRPO flag; it is still the trainer.
+    server = "CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model m &\n"
+    for trainer in ("accelerate launch train.py --config cfg.yaml\n", "python train.py\n"):
+        (found,) = [d for d in script(server + trainer).diagnostics if d.code == "GRPO504"]
+        assert "uses" in found.message and "0" in found.message
+    assert "GRPO504" not in codes(server + "CUDA_VISIBLE_DEVICES=1,2 accelerate launch train.py\n")
+    assert "GRPO504" not in codes("python prepare.py\n" + server)  # before the server started
+    assert "GRPO504" not in codes(server.replace(" &", "") + "python train.py\n")  # a foreground server

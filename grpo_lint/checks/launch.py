@@ -7,6 +7,8 @@ section 3.
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
-    from grpo_lint.sources.shell import Script
+    from grpo_lint.sources.shell import Command, Script
 
 _RULES = (
     ("GRPO501", "comment-ends-command", Severity.ERROR, "A commented-out line inside a `\\`-continued command."),
@@ -47,7 +49,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
         found.extend(_device_map(launch, plan, options))
         found.extend(_bypassed(launch))
         found.extend(_server_capacity(launch))
-    found.extend(_overlap(launches))
+    found.extend(_overlap(launches, script))
     return found
 
 
@@ -239,13 +241,78 @@ def _remote_server(trainer: Launch) -> bool:
     return False
 
 
-def _overlap(launches: list[Launch]) -> Iterator[Diagnostic]:
+_ALL = "*"  # every GPU of the machine: a launcher without CUDA_VISIBLE_DEVICES or a process count
+_TRAINER_PROGRAMS = ("accelerate", "torchrun", "deepspeed")
+
+
+def _plain_trainers(script: Script, launches: list[Launch], after: int) -> list[tuple[Command, set[str]]]:
+    """Commands after a backgrounded server that train without GRPO flags on their line (their config
+    is in a file or in Python): any python/accelerate/torchrun/deepspeed command, with the GPUs it uses.
+    An unset CUDA_VISIBLE_DEVICES means every GPU for a launcher, cuda:0 for one plain python process."""
+    known = {launch.command.line for launch in launches}  # recognised launches are judged as such
+    found = []
+    for command in script.commands:
+        words = [w.text for w in command.words]
+        if command.line in known or command.line <= after or not words:
+            continue
+        program = os.path.basename(words[0])
+        is_python = re.fullmatch(r"python(\d+(\.\d+)?)?", program) is not None
+        if not (is_python or program in _TRAINER_PROGRAMS) or "-c" in words[1:3] or words[1:3] == ["-m", "pip"]:
+            continue
+        visible = command.env.get("CUDA_VISIBLE_DEVICES")
+        if visible is not None:
+            if not visible.known:
+                continue
+            found.append((command, {d.strip() for d in visible.text.split(",") if d.strip()}))
+            continue
+        count = _count_flag(words, {"--num_processes", "--nproc_per_node", "--nproc-per-node", "--num_gpus"})
+        if count is None and is_python and "torch.distributed.run" not in words:
+            found.append((command, {"0"}))
+        elif count is not None:
+            found.append((command, {str(i) for i in range(min(count, 4096))}))
+        else:
+            found.append((command, {_ALL}))
+    return found
+
+
+def _count_flag(words: list[str], names: set[str]) -> int | None:
+    for index, word in enumerate(words):
+        flag, equals, value = word.partition("=")
+        if flag in names:
+            text = value if equals else (words[index + 1] if index + 1 < len(words) else "")
+            return int(text) if text.isdigit() and int(text) > 0 else None
+    return None
+
+
+def _overlap(launches: list[Launch], script: Script) -> Iterator[Diagnostic]:
     # A server in the foreground never returns: the commands after it are meant for other machines
     # (the multi-node examples list one command per node), so only a backgrounded server shares GPUs.
     servers = [launch for launch in launches if launch.role == "server" and launch.command.background]
     trainers = [launch for launch in launches if launch.role == "train"]
     for server in servers:
         server_gpus = _devices(server)
+        for command, gpus in _plain_trainers(script, launches, server.command.line) if server_gpus else []:
+            shared = sorted(server_gpus if _ALL in gpus else server_gpus & gpus, key=lambda d: (len(d), d))
+            if not shared or server.command.exclusive_with(command):
+                continue
+            program = " ".join(w.text for w in server.command.words[:2])
+            which = "every GPU of the machine" if _ALL in gpus else f"GPU {', '.join(shared)}"
+            consequence = (
+                'TRL after 0.19.1 stops with "Attempting to use the same CUDA device for multiple distinct '
+                'roles/ranks within the same communicator."'
+                if server.framework == "trl"
+                else "the run runs out of GPU memory at start-up or when the weights are synced"
+            )
+            visible = command.env.get("CUDA_VISIBLE_DEVICES")
+            yield _diagnostic(
+                "GRPO504",
+                f"`{' '.join(w.text for w in command.words[:3])}` (line {command.line}) starts after `{program}` "
+                f"(line {server.command.line}) and uses {which}"
+                + ("" if visible is not None else " (no CUDA_VISIBLE_DEVICES: rank 0 on cuda:0)")
+                + f", which the server uses too. If it is the trainer, they compete for memory; {consequence}",
+                visible.span if visible is not None else command.words[0].span,
+                "give the server and the training disjoint CUDA_VISIBLE_DEVICES lists",
+            )
         for trainer in trainers:
             trainer_gpus = _devices(trainer)
             if not server_gpus or not trainer_gpus:
