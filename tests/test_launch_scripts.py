@@ -542,3 +542,12 @@ def test_a_trainer_without_grpo_flags_beside_a_server():
     assert "GRPO504" not in codes(server + "CUDA_VISIBLE_DEVICES=1,2 accelerate launch train.py\n")
     assert "GRPO504" not in codes("python prepare.py\n" + server)  # before the server started
     assert "GRPO504" not in codes(server.replace(" &", "") + "python train.py\n")  # a foreground server
+
+
+def test_trl_0_14_vllm_device_auto_needs_a_gpu_after_the_training_ones():
+    line = "CUDA_VISIBLE_DEVICES=0,1,2,3 accelerate launch --num_processes {} -m trl.scripts.grpo "
+    line += f"{TRL} --use_vllm true\n"
+    (found,) = [d for d in script(line.format(4), "--target trl==0.14.0").diagnostics if d.code == "GRPO505"]
+    assert "cuda:4" in found.message and found.fix.startswith("--num_processes 3")
+    assert not [d for d in script(line.format(3), "--target trl==0.14.0").diagnostics if d.code == "GRPO505"]
+    assert not [d for d in script(line.format(4), "--target trl==0.16.0").diagnostics if d.code == "GRPO505"]

@@ -49,6 +49,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
         found.extend(_device_map(launch, plan, options))
         found.extend(_bypassed(launch))
         found.extend(_server_capacity(launch))
+        found.extend(_trl_vllm_device(launch, plan))
     found.extend(_overlap(launches, script))
     return found
 
@@ -200,6 +201,32 @@ def _server_capacity(launch: Launch) -> Iterator[Diagnostic]:
         f"{len(visible)}.{quote}",
         where or launch.command.words[0].span,
         f"give the server {needed} GPUs in CUDA_VISIBLE_DEVICES, or lower its parallel sizes to fit {len(visible)}",
+    )
+
+
+# TRL 0.14-0.15 run vLLM inside the main training process on `vllm_device`, "auto" meaning the GPU after
+# the training ones: cuda:{num_processes} (0.15: cuda:0 when the machine has one GPU). 0.16 moved to a
+# vLLM server and deprecated the key (grpo_trainer.py of the 0.14.0, 0.15.2 and 0.16.0 wheels).
+_VLLM_DEVICE = (Version("0.14.0"), Version("0.16.0"))
+
+
+def _trl_vllm_device(launch: Launch, plan: RunPlan | None) -> Iterator[Diagnostic]:
+    if plan is None or launch.framework != "trl" or not _VLLM_DEVICE[0] <= plan.target.version < _VLLM_DEVICE[1]:
+        return
+    visible = _visible(launch)
+    device = plan.value("vllm_device") or "auto"
+    if not plan.value("use_vllm") or visible is None or device != "auto" or not plan.world_known:
+        return
+    processes, gpus = int(plan.world_size.value), len(visible)
+    if processes < gpus or (gpus == 1 and plan.target.version >= Version("0.15.0")):
+        return
+    yield _diagnostic(
+        "GRPO505",
+        f"with use_vllm and vllm_device auto, TRL {plan.target.version} puts vLLM on the GPU after the training "
+        f"ones, cuda:{processes}, but CUDA_VISIBLE_DEVICES gives the job {gpus} GPU{'s' if gpus != 1 else ''}. "
+        f'TRL stops when the trainer is built: "The requested device for vllm (cuda:{processes}) is not available."',
+        launch.visible_word.span if launch.visible_word is not None else launch.command.words[0].span,
+        f"--num_processes {gpus - 1} (one GPU left for vLLM)" if gpus > 1 else "make a second GPU visible for vLLM",
     )
 
 
