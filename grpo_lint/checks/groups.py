@@ -339,6 +339,28 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
             fix="; or ".join(fixes),
             key=eval_key,
         )
+    yield from _swift_340_eval(plan)
+
+
+def _swift_340_eval(plan: RunPlan) -> Iterator[Diagnostic]:
+    """ms-swift 3.4.0 splits an evaluation batch into gradient_accumulation_steps chunks like a training
+    batch and asserts it holds eval batch x accumulation inputs (grpo_trainer.py `_prepare_inputs`);
+    3.4.1 uses one chunk in evaluation. Checked in the 3.4.0 and 3.4.1 wheels."""
+    g = plan.geometry
+    if plan.framework != "swift" or plan.target.version != Version("3.4.0") or not g.eval_enabled or g.grad_accum < 2:
+        return
+    ga = name_of(plan, "gradient_accumulation_steps")
+    yield report(
+        plan,
+        "GRPO103",
+        f"{fw(plan)} evaluates with {ga} {g.grad_accum}: its evaluation step splits the eval batch into "
+        f"{g.grad_accum} accumulation chunks and stops at the first evaluation with "
+        f'"AssertionError: Expected {g.eval_per_device * g.grad_accum} inputs, got {g.eval_per_device}". '
+        "Fixed in ms-swift 3.4.1.",
+        _anchor(plan, "gradient_accumulation_steps", "eval_strategy"),
+        fix="upgrade to ms-swift >= 3.4.1, or eval_strategy: no",
+        key=ga,
+    )
 
 
 @rule("GRPO104", "conflicting-generation-size", Severity.ERROR,
