@@ -553,3 +553,14 @@ def test_verl_mini_batch_above_the_step_under_dynamic_batching_is_a_warning():
     (found,) = [d for d in lint(script, VERL, "launch.sh") if d.code == "GRPO109"]
     assert found.severity is Severity.WARNING and "one optimizer update per step" in found.message
     assert "GRPO109" in verl_codes(verl(actor_rollout_ref__actor__ppo_mini_batch_size="512"))  # the error, asserted
+
+
+def test_openrlhf_placement_must_fit_the_ray_cluster_the_script_starts():
+    # Not colocated: actor 8 + reference 8 + vLLM 4 x 2 = 24 GPUs; a cluster of 8 never schedules them.
+    separate = openrlhf().replace("   --train.colocate_all \\\n", "")
+    prelude = "ray start --head --node-ip-address 0.0.0.0 --num-gpus 8\n"
+    found = [d for d in lint(prelude + separate, ORL, "launch.sh") if d.code == "GRPO505"]
+    assert len(found) == 1 and "asks Ray for 24 GPUs" in found[0].message and found[0].severity is Severity.WARNING
+    assert not [d for d in lint(prelude + openrlhf(), ORL, "launch.sh") if d.code == "GRPO505"]  # colocated: 8
+    joined = prelude + "ray start --address 10.0.0.1:6379 --num-gpus 8\n" + separate
+    assert not [d for d in lint(joined, ORL, "launch.sh") if d.code == "GRPO505"]  # another node joins

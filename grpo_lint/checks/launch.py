@@ -50,6 +50,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
         found.extend(_bypassed(launch))
         found.extend(_server_capacity(launch))
         found.extend(_trl_vllm_device(launch, plan))
+        found.extend(_ray_cluster_too_small(script, launch, plan))
     found.extend(_overlap(launches, script))
     return found
 
@@ -227,6 +228,57 @@ def _trl_vllm_device(launch: Launch, plan: RunPlan | None) -> Iterator[Diagnosti
         f'TRL stops when the trainer is built: "The requested device for vllm (cuda:{processes}) is not available."',
         launch.visible_word.span if launch.visible_word is not None else launch.command.words[0].span,
         f"--num_processes {gpus - 1} (one GPU left for vLLM)" if gpus > 1 else "make a second GPU visible for vLLM",
+    )
+
+
+def _ray_head_gpus(script: Script, before: int) -> tuple[int, Command] | None:
+    """The GPUs of a one-machine Ray cluster the script starts itself (`ray start --head --num-gpus N`,
+    no worker joining from this script), else None."""
+    heads, workers = [], 0
+    for command in script.commands:
+        words = [w.text for w in command.words]
+        if command.line >= before or len(words) < 2 or os.path.basename(words[0]) != "ray" or words[1] != "start":
+            continue
+        if "--head" in words:
+            heads.append((command, words))
+        else:
+            workers += 1
+    if len(heads) != 1 or workers:
+        return None
+    command, words = heads[0]
+    count = _count_flag(words, {"--num-gpus", "--num_gpus"})
+    return (count, command) if count is not None else None
+
+
+def _ray_cluster_too_small(script: Script, launch: Launch, plan: RunPlan | None) -> Iterator[Diagnostic]:
+    """OpenRLHF asks Ray for placement groups of the actor, the reference and reward models (unless
+    colocated) and the vLLM engines (unless --colocate_all_models); a cluster with fewer GPUs never
+    schedules them and the job waits forever."""
+    if plan is None or launch.framework != "openrlhf" or plan.native is None or launch.role != "train":
+        return
+    cluster = _ray_head_gpus(script, launch.command.line)
+    if cluster is None:
+        return
+    run, (gpus, head) = plan.native, cluster
+    parts = [("actor", run.actor_gpus)]
+    if run.has_ref and not (run.colocate_actor_ref or run.colocate_all):
+        parts.append(("reference model", run.ref_gpus))
+    if run.has_reward_model and not run.colocate_all:
+        parts.append(("reward model", run.reward_gpus))
+    if run.vllm_gpus and not run.colocate_all:
+        parts.append(("vLLM engines", run.vllm_gpus))
+    needed = sum(count for _, count in parts)
+    if needed <= gpus:
+        return
+    spelled = " + ".join(f"{name} {count}" for name, count in parts)
+    yield _diagnostic(
+        "GRPO505",
+        f"the job asks Ray for {needed} GPUs ({spelled}), but the cluster this script starts has {gpus} "
+        f"(`ray start --head --num-gpus {gpus}`, line {head.line}). Unless other machines join, Ray never "
+        "schedules the placement groups and the job waits forever without an error.",
+        head.words[0].span,
+        f"start Ray with --num-gpus {needed}, colocate models (--colocate_all_models), or give them fewer GPUs",
+        severity=Severity.WARNING,
     )
 
 
