@@ -111,3 +111,13 @@ def test_quiet_drops_the_summary(tmp_path):
     write(tmp_path)
     noisy = run_cli("bad.yaml", "--quiet", "--target", "trl==1.16.0", cwd=tmp_path)
     assert noisy.returncode == 1 and "error[GRPO102]" in noisy.stdout and "Found" not in noisy.stdout
+
+
+def test_sarif_uris_have_a_base_and_the_run_its_invocation(tmp_path):
+    (tmp_path / "bad.yaml").write_text("num_generations: 3\nper_device_train_batch_size: 4\n")
+    done = run_cli("bad.yaml", "--format", "sarif", "--world-size", "2", "--target", "trl==1.16.0", cwd=tmp_path)
+    run = json.loads(done.stdout)["runs"][0]
+    location = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert location == {"uri": "bad.yaml", "uriBaseId": "%SRCROOT%"}
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"].endswith("/")
+    assert run["invocations"] == [{"executionSuccessful": True, "exitCode": 1}]

@@ -36,6 +36,14 @@ def render_sarif(report: Report) -> str:
                 },
                 "results": [_result(d, index) for d in report.diagnostics],
                 "columnKind": "unicodeCodePoints",
+                # Relative URIs resolve against the directory grpo-lint ran in (the repository root in CI).
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": _directory_uri(os.getcwd())}},
+                "invocations": [
+                    {
+                        "executionSuccessful": not any(d.code == "GRPO000" for d in report.diagnostics),
+                        "exitCode": report.exit_code(),
+                    }
+                ],
                 "properties": {
                     "targets": [
                         {"framework": t.framework, "version": str(t.version), "source": t.source}
@@ -77,7 +85,7 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         "ruleId": d.code,
         "level": LEVELS[d.severity],
         "message": {"text": text},
-        "locations": [{"physicalLocation": {"artifactLocation": {"uri": _uri(d.path)}, "region": region}}],
+        "locations": [{"physicalLocation": {"artifactLocation": _artifact(d.path), "region": region}}],
         # Stable across edits that move lines: rule, file and key. GitHub's own line hash is added
         # by github/codeql-action/upload-sarif.
         "partialFingerprints": {"grpoLint/v1": _fingerprint(d)},
@@ -85,6 +93,17 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     if d.code in index:
         result["ruleIndex"] = index[d.code]
     return result
+
+
+def _artifact(path: str) -> dict[str, str]:
+    uri = _uri(path)
+    return {"uri": uri} if uri.startswith("file://") else {"uri": uri, "uriBaseId": "%SRCROOT%"}
+
+
+def _directory_uri(path: str) -> str:
+    from urllib.parse import quote
+
+    return "file://" + quote(os.fsencode(os.path.abspath(path)).replace(os.sep.encode(), b"/")) + "/"
 
 
 def _uri(path: str) -> str:
