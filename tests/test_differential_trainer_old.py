@@ -1,0 +1,110 @@
+"""grpo-lint against one real GRPOTrainer step of an older TRL, in its own interpreter.
+
+TRL 0.19.1 needs the transformers of its time, which cannot share a virtualenv with TRL 1.16.0, so this
+test runs a probe script in another Python: set GRPO_LINT_OLD_TRL_PYTHON to an interpreter that has
+`torch==2.13.0 trl==0.19.1 transformers==4.53.2 accelerate datasets` installed, and run
+`pytest -m old_trl`. The probe builds the same tiny model as tests/test_differential_trainer.py and
+prints each case's outcome as JSON; grpo-lint then judges the same values with --target trl==0.19.1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from .conftest import lint
+
+PYTHON = os.environ.get("GRPO_LINT_OLD_TRL_PYTHON", "")
+pytestmark = [
+    pytest.mark.old_trl,
+    pytest.mark.skipif(not PYTHON, reason="set GRPO_LINT_OLD_TRL_PYTHON to a Python with TRL 0.19.1"),
+]
+BASE = {"per_device_train_batch_size": 4, "num_generations": 4, "max_completion_length": 4}
+# (values, expected): "raises" / "trains" as in test_differential_trainer.py; "silent" trains but spoils.
+CASES = [
+    ({}, "trains"),
+    ({"top_k": -1}, "raises"),
+    ({"top_k": None}, "trains"),
+    ({"top_p": 1.5}, "trains"),
+    ({"temperature": 0.0}, "raises"),
+    ({"min_p": 1.5}, "raises"),
+    ({"repetition_penalty": 0.0}, "raises"),
+    ({"num_generations": 3}, "raises"),  # 4 per device x 1 process: not whole groups of 3
+    ({"top_k": 1}, "silent"),
+    ({"beta": -0.1}, "silent"),
+]
+
+PROBE = textwrap.dedent(
+    """
+    import json, sys, tempfile, warnings
+    warnings.simplefilter("ignore")
+    import torch
+    from datasets import Dataset
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen2Config
+    import trl
+
+    folder = tempfile.mkdtemp()
+    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", *(f"w{i}" for i in range(60))])}
+    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>")
+    tokenizer.save_pretrained(folder)
+    config = Qwen2Config(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
+                         pad_token_id=0, eos_token_id=1, bos_token_id=1, tie_word_embeddings=True)
+    torch.manual_seed(0)
+    AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+    prompts = Dataset.from_dict({"prompt": ["w1 w2 w3", "w4 w5", "w6 w7 w8", "w9"] * 2})
+
+    def length_reward(completions, **kwargs):
+        return [float(len(c)) for c in completions]
+
+    out = {"version": trl.__version__, "outcomes": []}
+    for extra in json.loads(sys.argv[1]):
+        try:
+            args = trl.GRPOConfig(output_dir=folder + "/out", use_cpu=True, bf16=False, report_to="none",
+                                  max_steps=1, logging_steps=1, save_strategy="no", disable_tqdm=True, seed=0,
+                                  **extra)
+            trainer = trl.GRPOTrainer(model=folder, reward_funcs=length_reward, args=args,
+                                      train_dataset=prompts, processing_class=tokenizer)
+            trainer.train()
+            out["outcomes"].append("trained")
+        except (ValueError, RuntimeError, ZeroDivisionError) as exc:
+            out["outcomes"].append("raised: " + str(exc).splitlines()[0][:120])
+    print(json.dumps(out))
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> list[str]:
+    configs = [{**BASE, **extra} for extra, _ in CASES]
+    done = subprocess.run(
+        [PYTHON, "-c", PROBE, json.dumps(configs)], capture_output=True, text=True, timeout=900, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["version"] == "0.19.1"
+    return result["outcomes"]
+
+
+@pytest.mark.parametrize("index", range(len(CASES)), ids=[str(c[0]) for c in CASES])
+def test_grpo_lint_agrees_with_trl_0_19_1(outcomes, index):
+    extra, kind = CASES[index]
+    outcome = outcomes[index]
+    text = "".join(f"{k}: {'null' if v is None else v}\n" for k, v in {**BASE, **extra}.items())
+    errors = {d.code for d in lint(text, "--target trl==0.19.1 --world-size 1") if d.severity.label == "error"}
+    if kind == "raises":
+        assert outcome.startswith("raised"), f"{extra}: TRL 0.19.1 trained"
+        assert errors, f"{extra}: TRL 0.19.1 stops ({outcome}), grpo-lint says nothing"
+    elif kind == "trains":
+        assert outcome == "trained", f"{extra}: TRL 0.19.1 stopped: {outcome}"
+        assert not errors, f"{extra}: TRL 0.19.1 trains, grpo-lint says {errors}"
+    else:
+        assert outcome == "trained", f"{extra}: TRL 0.19.1 stopped: {outcome}"
+        assert errors, f"{extra}: the step silently misbehaves, grpo-lint says nothing"
