@@ -18,7 +18,7 @@ from typing import Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity
 
-_FRAMEWORKS = {"trl": "trl", "swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
+_FRAMEWORKS = ("trl", "swift", "verl", "openrlhf")  # also the top-level packages that name them
 
 
 class ConfigError(Exception):
@@ -119,7 +119,7 @@ def check(
 def _values(config: Any) -> tuple[dict[str, Any], str | None]:
     """The object's settings as a mapping, and the framework its class names (or None)."""
     module = type(config).__module__ or ""
-    framework = next((fw for prefix, fw in _FRAMEWORKS.items() if module.split(".")[0] == prefix), None)
+    framework = next((fw for fw in _FRAMEWORKS if module.split(".")[0] == fw), None)
     if module.startswith("omegaconf"):  # a verl DictConfig: the user's process has omegaconf loaded
         from omegaconf import OmegaConf  # type: ignore[import-not-found]
 

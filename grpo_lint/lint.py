@@ -256,46 +256,17 @@ def lint_python(text: str, display: str, explicit: bool, options: Options, works
     plans = []
     for call in code.configs:
         document = Document(display, text, "python", call.entries)
+        if code.unsloth:
+            from grpo_lint.launch.commands import UNSLOTH
+
+            document.entry = UNSLOTH  # Unsloth's patched GRPOConfig reads these values
         linted = lint_document(document, options._replace(framework="trl"), workspace)
-        found = [d for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006")]
-        if code.unsloth and not call.entries.keys() & {"steps_per_generation", "generation_batch_size"}:
-            found = _as_unsloth_runs(found, linted.plans)
-        diagnostics.extend(found)
+        diagnostics.extend(d for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006"))
         plans.extend(linted.plans)
     diagnostics.extend(d for d in check_code(code) if selected(d.code, options))
     if not code.configs and not diagnostics:
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
-
-
-def _as_unsloth_runs(found: list[Diagnostic], plans: list) -> list[Diagnostic]:
-    """Unsloth's GRPOConfig (unsloth/models/rl.py, 2026.10) sets per_device_train_batch_size to
-    num_generations when batch x accumulation x processes is not a multiple of it, printing "We will change
-    the batch size of B to the `num_generations` of N": the run starts, with another batch than written."""
-    if not plans:
-        return found
-    g = plans[0].geometry
-    kept = [d for d in found if d.code not in ("GRPO102", "GRPO106")]
-    if len(kept) == len(found) or g.num_generations < 2:
-        return found
-    anchor = next(d for d in found if d.code in ("GRPO102", "GRPO106"))
-    batch, n = g.per_device, g.num_generations
-    whole = g.per_device * g.world_size * g.steps()
-    keep = [k for k in range(2, min(whole, 64) + 1) if whole % k == 0 and k != n]
-    note = Diagnostic(
-        "GRPO102",
-        Severity.WARNING,
-        f"batch {batch} per device x accumulation x processes is not a multiple of num_generations {n}. This file "
-        f'imports Unsloth, whose GRPOConfig does not fail on it: it prints "We will change the batch size of {batch} '
-        f'to the `num_generations` of {n}" and trains with {n} per device, {n / max(batch, 1):.3g}x the '
-        "completions per device per step, and that much more GPU memory, than written.",
-        anchor.path,
-        anchor.span,
-        key="per_device_train_batch_size",
-        fix=(f"num_generations {', '.join(map(str, keep[:3]))} to keep your batch" if keep else None)
-        or "set per_device_train_batch_size yourself to a multiple of num_generations that fits in memory",
-    )
-    return [*kept, note]
 
 
 # --- filters ---------------------------------------------------------------------------------

@@ -69,6 +69,18 @@ def shared() -> Path:
     return SHARED
 
 
+def run_probe(python: str, probe: str, payload: object, timeout: int) -> dict:
+    """Run `probe` (a script that prints one JSON line last) in another interpreter with `payload` as its
+    argument: the oracles whose framework cannot share this virtualenv."""
+    import json
+
+    done = subprocess.run(
+        [python, "-c", probe, json.dumps(payload)], capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--fuzz-budget",

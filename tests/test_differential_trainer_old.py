@@ -9,14 +9,12 @@ prints each case's outcome as JSON; grpo-lint then judges the same values with -
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import textwrap
 
 import pytest
 
-from .conftest import lint
+from .conftest import lint, run_probe
 
 PYTHON = os.environ.get("GRPO_LINT_OLD_TRL_PYTHON", "")
 pytestmark = [
@@ -83,12 +81,7 @@ PROBE = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def outcomes() -> list[str]:
-    configs = [{**BASE, **extra} for extra, _ in CASES]
-    done = subprocess.run(
-        [PYTHON, "-c", PROBE, json.dumps(configs)], capture_output=True, text=True, timeout=900, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_probe(PYTHON, PROBE, [{**BASE, **extra} for extra, _ in CASES], timeout=900)
     assert result["version"] == "0.19.1"
     return result["outcomes"]
 

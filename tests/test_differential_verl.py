@@ -9,15 +9,13 @@ grpo-lint lints the same command line with --target verl==0.9.1.
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import subprocess
 import textwrap
 
 import pytest
 
-from .conftest import lint
+from .conftest import lint, run_probe
 
 PYTHON = os.environ.get("GRPO_LINT_VERL_PYTHON", "")
 pytestmark = [
@@ -88,12 +86,7 @@ def cases(count: int = 300, seed: int = 0) -> list[dict[str, str]]:
 
 @pytest.fixture(scope="module")
 def outcomes() -> list[str]:
-    overrides = [[f"{k}={v}" for k, v in case.items()] for case in cases()]
-    done = subprocess.run(
-        [PYTHON, "-c", PROBE, json.dumps(overrides)], capture_output=True, text=True, timeout=1800, check=False
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_probe(PYTHON, PROBE, [[f"{k}={v}" for k, v in case.items()] for case in cases()], timeout=1800)
     assert result["version"] == "0.9.1"
     return result["outcomes"]
 

@@ -222,6 +222,9 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
 )
 def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
+    if _unsloth_adjusts(plan):
+        yield from _unsloth_batch(plan)
+        return
     for failure in _failures(plan, "GRPO102"):
         g, rules = plan.geometry, plan.group_rules
         n, label = failure.group, name_of(plan, "num_generations")
@@ -264,6 +267,44 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             key=label,
         )
     yield from _launcher_process(plan)
+
+
+def _unsloth_adjusts(plan: RunPlan) -> bool:
+    """Unsloth's GRPOConfig (unsloth/models/rl.py, 2026.10.9) replaces the batch instead of failing when
+    neither generation_batch_size nor steps_per_generation is set."""
+    from grpo_lint.launch.commands import UNSLOTH
+
+    g = plan.geometry
+    return (
+        plan.document.entry == UNSLOTH
+        and g.generation_batch_size is None
+        and g.steps_per_generation is None
+        and g.num_generations >= 2
+    )
+
+
+def _unsloth_batch(plan: RunPlan) -> Iterator[Diagnostic]:
+    """What Unsloth runs where TRL would reject the batch: per_device_train_batch_size becomes num_generations."""
+    failures = _failures(plan, "GRPO102")
+    if not failures:
+        return
+    g = plan.geometry
+    batch, n, label = g.per_device, g.num_generations, name_of(plan, "per_device_train_batch_size")
+    keep = [k for k in divisors_at_least_two(failures[0].batch) if k != n][:3]
+    yield report(
+        plan,
+        "GRPO102",
+        f"{_batch_words(plan, failures[0].batch)} is not a multiple of {name_of(plan, 'num_generations')} {n}. "
+        'This file imports Unsloth, whose GRPOConfig does not fail on it: it prints "We will change the batch '
+        f'size of {batch} to the `num_generations` of {n}" and trains with {label} {n}, {n / max(batch, 1):.3g}x '
+        "the completions per device per step, and that much more GPU memory, than written.",
+        _anchor(plan, "per_device_train_batch_size", "num_generations"),
+        fix=f"num_generations {spell_list(keep)} to keep your batch"
+        if keep
+        else f"set {label} yourself to a multiple of num_generations that fits in memory",
+        severity=Severity.WARNING,
+        key=label,
+    )
 
 
 # `trl grpo` parses the config into GRPOConfig in the launcher process, where the world size is 1, before
@@ -445,8 +486,8 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         return
     if plan.world_known or plan.group_rules.basis == "none":
         return
-    if plan.geometry.num_generations < 2:
-        return  # GRPO101 says it for every process count; no count makes a group of one whole
+    if plan.geometry.num_generations < 2 or _unsloth_adjusts(plan):
+        return  # GRPO101 says it for every count; Unsloth replaces a batch that would not hold groups
     step = max(int(world.value), 1)
     candidates = list(range(step, 65, step))
     valid = [w for w in valid_world_sizes(plan.group_rules, plan.geometry) if w % step == 0]

@@ -34,14 +34,9 @@ def describe(plan: RunPlan) -> dict[str, Any]:
     n = g.num_generations
     generation_kwargs = plan.value("generation_kwargs")
     return {
-        "path": plan.path,
-        "framework": plan.target.framework_name,
-        "target": str(plan.target.version),
-        "target_source": plan.target.source,
-        "world_size": _setting(plan.world_size),
+        **_common(plan),
         "per_device_batch": _setting(plan.get("per_device_train_batch_size")),
         "gradient_accumulation_steps": _setting(plan.get("gradient_accumulation_steps")),
-        "num_generations": _setting(plan.get("num_generations")),
         "steps_per_generation": g.steps(),
         "generation_batch": per_round,
         "prompts_per_generation": per_round // n if n > 0 and per_round % n == 0 else None,
@@ -53,9 +48,7 @@ def describe(plan: RunPlan) -> dict[str, Any]:
             "batch": g.world_size * g.eval_per_device,
             "num_generations": g.num_generations_eval or n,
         },
-        "sampling": {name: _setting(plan.get(name)) for name in SAMPLING if name in plan.settings},
         "generation_kwargs": generation_kwargs if isinstance(generation_kwargs, dict) else None,
-        "seed": _setting(plan.get("seed")),
         "valid_process_counts": valid_world_sizes(rules, g) if rules.basis != "none" else "any",
     }
 
@@ -67,12 +60,18 @@ def _setting(setting: Setting) -> dict[str, Any]:
     return {"value": setting.value, "from": where}
 
 
-def _native_text(d: dict[str, Any]) -> str:
-    def value(item: dict[str, Any]) -> str:
-        return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
+def _value(item: dict[str, Any]) -> str:
+    return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
 
-    rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"), ("GPUs", value(d["world_size"]))]
-    rows.append(("group size", value(d["num_generations"])))
+
+def _block(path: str, rows: list[tuple[str, str]]) -> str:
+    width = max(len(label) for label, _ in rows)
+    return "\n".join([path] + [f"  {label.ljust(width)}  {text}" for label, text in rows])
+
+
+def _native_text(d: dict[str, Any]) -> str:
+    rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"), ("GPUs", _value(d["world_size"]))]
+    rows.append(("group size", _value(d["num_generations"])))
     if d["kind"] == "verl":
         rows += [
             ("prompts per step", f"{d['prompts_per_step']}  [data.train_batch_size]"),
@@ -93,10 +92,9 @@ def _native_text(d: dict[str, Any]) -> str:
             ("vLLM GPUs", str(d["vllm_gpus"])),
             ("estimator", d["estimator"]),
         ]
-    rows += [(f"  {name}", value(item)) for name, item in d["sampling"].items()]
-    rows.append(("seed", value(d["seed"])))
-    width = max(len(label) for label, _ in rows)
-    return "\n".join([d["path"]] + [f"  {label.ljust(width)}  {text}" for label, text in rows])
+    rows += [(f"  {name}", _value(item)) for name, item in d["sampling"].items()]
+    rows.append(("seed", _value(d["seed"])))
+    return _block(d["path"], rows)
 
 
 def render_show(report: Report, fmt: str) -> str:
@@ -169,17 +167,14 @@ def _text(d: dict[str, Any]) -> str:
     if d.get("kind") in ("verl", "openrlhf"):
         return _native_text(d)
 
-    def value(item: dict[str, Any]) -> str:
-        return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
-
     prompts = d["prompts_per_generation"]
     evaluation = d["evaluation"]
     rows = [
         ("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"),
-        ("world size", value(d["world_size"])),
-        ("per-device batch", value(d["per_device_batch"])),
-        ("gradient accumulation", value(d["gradient_accumulation_steps"])),
-        ("num_generations", value(d["num_generations"])),
+        ("world size", _value(d["world_size"])),
+        ("per-device batch", _value(d["per_device_batch"])),
+        ("gradient accumulation", _value(d["gradient_accumulation_steps"])),
+        ("num_generations", _value(d["num_generations"])),
         ("steps per generation", str(d["steps_per_generation"])),
         ("generation batch", f"{d['generation_batch']} completions per generation round"),
         ("prompts per round", str(prompts) if prompts is not None else "not a whole number"),
@@ -196,11 +191,10 @@ def _text(d: dict[str, Any]) -> str:
             else "off",
         ),
     ]
-    rows += [(f"  {name}", value(item)) for name, item in d["sampling"].items()]
+    rows += [(f"  {name}", _value(item)) for name, item in d["sampling"].items()]
     if d["generation_kwargs"]:
         rows.append(("  generation_kwargs", json.dumps(jsonable(d["generation_kwargs"]))))
-    rows.append(("seed", value(d["seed"])))
+    rows.append(("seed", _value(d["seed"])))
     counts = d["valid_process_counts"]
     rows.append(("valid process counts", counts if isinstance(counts, str) else spell_counts(counts)))
-    width = max(len(label) for label, _ in rows)
-    return "\n".join([d["path"]] + [f"  {label.ljust(width)}  {text}" for label, text in rows])
+    return _block(d["path"], rows)

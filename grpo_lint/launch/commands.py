@@ -50,6 +50,7 @@ _GRPO_FLAGS = frozenset({"--num_generations", "--num-generations", "--rlhf_type"
 
 TRL_CLI = "trl grpo"
 TRL_SCRIPT = "trl.scripts.grpo"
+UNSLOTH = "unsloth"  # a Python file that imports unsloth: its patched GRPOConfig reads the values
 
 
 class Launch(NamedTuple):

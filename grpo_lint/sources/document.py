@@ -56,8 +56,9 @@ class Document:
         # What kind of record of a run this file is ("W&B run config"), when it is not a config written
         # by hand: such a record lists every key the run logged, so unknown keys are not reported.
         self.record = ""
-        # TRL: the program that reads this config when a launch script says so ("trl grpo" or
-        # "trl.scripts.grpo"); "" when not known (a file linted alone, or the user's own script).
+        # TRL: the program that reads this config when it is known ("trl grpo" or "trl.scripts.grpo" from
+        # a launch script, "unsloth" for Python code that imports it); "" for a file linted alone or the
+        # user's own script.
         self.entry = ""
 
     def line(self, number: int) -> str:

@@ -167,21 +167,27 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
     return []
 
 
+def guarded_root(loader: GuardedLoader, text: str) -> yaml.Node | ReadProblem | None:
+    """The root node of `text` (the loader's own text), composed only once the nesting pre-scan passed
+    and refused when its aliases expand too far; None for an empty document. YAML errors propagate."""
+    refused = prescan(text)
+    if refused is not None:
+        return refused
+    root = loader.get_single_node()
+    if root is None:
+        return None
+    return alias_problem(root, text) or root
+
+
 def load_plain(text: str) -> Any:
     """The data of a YAML or JSON text, without positions (a pin file, a framework's reference config,
     a Hydra value), through the same guards as a config. Raises ValueError when it cannot be read."""
-    problem = prescan(text)
-    if problem is not None:
-        raise ValueError(problem.message)
     loader = GuardedLoader(text)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return None
-        problem = alias_problem(root, text)
-        if problem is not None:
-            raise ValueError(problem.message)
-        return loader.construct_document(root)
+        root = guarded_root(loader, text)
+        if isinstance(root, ReadProblem):
+            raise ValueError(root.message)
+        return None if root is None else loader.construct_document(root)
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from None
     except RecursionError:

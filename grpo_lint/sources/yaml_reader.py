@@ -12,7 +12,7 @@ import yaml
 from grpo_lint.diagnostics import Span
 from grpo_lint.sources.document import Document, Entry, ReadProblem
 from grpo_lint.sources.numbers import integer
-from grpo_lint.sources.yaml_guards import GuardedLoader, alias_problem, prescan
+from grpo_lint.sources.yaml_guards import GuardedLoader, guarded_root
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
@@ -45,17 +45,11 @@ def _offset_span(data: bytes, offset: int) -> Span:
 
 def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
     """Parse text. None means an empty document (nothing to lint)."""
-    refused = prescan(text)
-    if refused is not None:
-        return refused
     loader = GuardedLoader(text)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return None
-        refused = alias_problem(root, text)
-        if refused is not None:
-            return refused
+        root = guarded_root(loader, text)
+        if root is None or isinstance(root, ReadProblem):
+            return root
         if not isinstance(root, yaml.MappingNode):
             kind = "a list" if isinstance(root, yaml.SequenceNode) else "a single value"
             return ReadProblem(

@@ -90,13 +90,15 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
 
 
 # GRPOConfig checks none of these ranges itself (TRL 0.14-1.16): what happens to a run that has them.
+_INVERTED_CLIP = (
+    "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, so the "
+    "clipped ratio is a constant and the update is silently wrong"
+)
 _RANGE_REASONS = {
     "beta": "; GRPOConfig accepts it, but a negative KL coefficient rewards moving away from the reference model: "
     "the loss falls as the policy drifts, without an error",
-    "epsilon": "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, so "
-    "the clipped ratio is a constant and the update is silently wrong",
-    "epsilon_high": "; GRPOConfig accepts it, but the clip range [1 - epsilon, 1 + epsilon_high] is then inverted, "
-    "so the clipped ratio is a constant and the update is silently wrong",
+    "epsilon": _INVERTED_CLIP,
+    "epsilon_high": _INVERTED_CLIP,
 }
 _RANGE_KINDS = frozenset({"greater_than", "greater_than_equal", "less_than", "less_than_equal"})
 
