@@ -110,7 +110,18 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
     metavar="REV",
     help="Lint only the files changed since this git revision (configs are checked through their launch scripts).",
 )
-@click.option("--diff", "old_diff_base", metavar="REV", hidden=True, help="Old name of --changed-since.")
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the safe mechanical fixes in place (renamed keys, typos, 2 -> 2.0), then report what is left.",
+)
+@click.option(
+    "--unsafe-fixes",
+    is_flag=True,
+    help="Also apply (with --fix) or count as fixable the fixes that change the run, e.g. a batch size "
+    "that makes groups whole.",
+)
+@click.option("--diff", is_flag=True, help="With --fix: print the fixes as a unified diff and write nothing.")
 @click.option("--stdin-filename", metavar="NAME", help="The name to report for `-` (standard input).")
 @click.option("--show", is_flag=True, help="Print what each config means for the run, without judging it.")
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the diagnostics.")
@@ -144,11 +155,14 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
         return
 
     options, fail_on = _options(flags)
-    report = _lint(list(paths), options, flags)
-
     from grpo_lint.diagnostics import Severity
 
     use_color = _use_color(flags["color"], flags["output_file"])
+    if flags["fix"] or flags["diff"]:
+        report = _fix(list(paths), options, flags, fail_on)
+    else:
+        report = _lint(list(paths), options, flags)
+    report.unsafe_fixes = flags["unsafe_fixes"]
     if flags["show"]:
         from grpo_lint.formatters.show import render_show
 
@@ -177,6 +191,13 @@ def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
         raise click.UsageError(
             f"--format {fmt} applies to diagnostics; use text or json with --{modes[0].replace('_', '-')}"
         )
+    fixing = [f"--{name}" for name in ("fix", "diff") if flags[name]]
+    if fixing and modes:
+        raise click.UsageError(f"{fixing[0]} cannot be combined with --{modes[0].replace('_', '-')}")
+    if flags["diff"] and not flags["fix"]:
+        raise click.UsageError("--diff shows what --fix would change: write --fix --diff")
+    if flags["diff"] and flags["fmt"] not in (None, "text"):
+        raise click.UsageError("--fix --diff prints a unified diff; --format does not apply")
 
 
 def _options(flags: dict[str, Any]) -> tuple[Any, str]:
@@ -246,10 +267,38 @@ def _accelerate_world(path: str) -> Any:
     return world
 
 
+def _fix(paths: list[str], options: Any, flags: dict[str, Any], fail_on: str) -> Any:
+    """--fix: lint, fix, lint again; the report of what is left. --fix --diff prints the diff and exits."""
+    if "-" in paths:
+        raise click.UsageError("--fix edits files in place; it cannot fix standard input")
+    from grpo_lint.diagnostics import Severity
+    from grpo_lint.fixing import fix
+
+    fixed = fix(lambda: _lint(paths, options, flags), flags["unsafe_fixes"])
+    count = len(fixed.fixes)
+    files = f"{len(fixed.texts)} file{'s' if len(fixed.texts) != 1 else ''}"
+    if flags["diff"]:
+        _write(fixed.diff(), flags["output_file"], False)
+        left = len(fixed.report.diagnostics)
+        click.echo(
+            f"Would fix {count} diagnostic{'s' if count != 1 else ''} in {files}; {left} would remain.", err=True
+        )
+        code = fixed.report.exit_code(Severity.parse(fail_on))
+        if code == 1 and flags["exit_zero"]:
+            code = 0
+        sys.exit(code if code == 2 or not fixed.texts else 1)  # 1: a file would change
+    failed = fixed.write()
+    if failed:
+        click.echo(f"error: could not write {', '.join(failed)}; nothing else was changed there", err=True)
+        sys.exit(2)
+    fixed.report.fixed = fixed.fixes
+    return fixed.report
+
+
 def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
     from grpo_lint.engine import Report, lint_bytes, lint_paths
 
-    base = flags["diff_base"] or flags["old_diff_base"]
+    base = flags["diff_base"]
     if base:
         from grpo_lint.workspace.changes import GitError, changed_files
 

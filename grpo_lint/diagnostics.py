@@ -36,6 +36,29 @@ class Span(NamedTuple):
         return cls(line, column, line, column + 1)
 
 
+class Edit(NamedTuple):
+    """Replace `old` by `new` in a file.
+
+    As a rule proposes it, `span` is the key or value the fix is about, and `old` the text at the end
+    of it to replace (a key's last part, a whole value), quotes and a flag's dashes aside. `resolve`
+    narrows the span to exactly `old` once the file's text is at hand; a fix whose text does not read
+    as expected is dropped, never applied.
+    """
+
+    span: Span
+    old: str
+    new: str
+
+
+class Fix(NamedTuple):
+    """A mechanical fix: edits applied together. "safe" fixes keep what the run means (a renamed key,
+    `2` -> `2.0`); "unsafe" ones change it (another batch size) and are applied only on request."""
+
+    title: str
+    edits: tuple[Edit, ...]
+    applicability: str = "safe"  # "safe" or "unsafe"
+
+
 class Diagnostic(NamedTuple):
     code: str
     severity: Severity
@@ -44,6 +67,11 @@ class Diagnostic(NamedTuple):
     span: Span | None = None
     key: str | None = None
     fix: str | None = None
+    # Mechanical fixes, best first: `--fix` applies the first one that leaves no new diagnostic.
+    fixes: tuple[Fix, ...] = ()
+
+    def fixable(self, unsafe: bool = False) -> bool:
+        return any(f.applicability == "safe" or unsafe for f in self.fixes)
 
     def sort_key(self) -> tuple[str, int, int, str]:
         span = self.span

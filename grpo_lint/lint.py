@@ -334,5 +334,9 @@ def finish(result: FileResult, options: Options) -> FileResult:
         diagnostics = [
             d._replace(severity=options.severity[d.code]) if d.code in options.severity else d for d in diagnostics
         ]
+    if any(d.fixes for d in diagnostics):
+        from grpo_lint.edits import resolve
+
+        diagnostics = [resolve(d, texts) if d.fixes else d for d in diagnostics]
     result.diagnostics = sorted((_clipped(d) for d in diagnostics), key=Diagnostic.sort_key)
     return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 
 if TYPE_CHECKING:
     from grpo_lint.plan import RunPlan
@@ -41,11 +41,19 @@ class FileResult:
 
 
 class Report:
-    __slots__ = ("files", "workspace")
+    __slots__ = ("files", "fixed", "unsafe_fixes", "workspace")
 
     def __init__(self, files: list[FileResult], workspace: Workspace | None = None) -> None:
         self.files = files
         self.workspace = workspace  # the repository the files belong to (read lazily, for --show)
+        self.fixed: list[tuple[Diagnostic, Fix]] = []  # what --fix fixed, and how (the diagnostics are those left)
+        self.unsafe_fixes = False  # whether fixes that change the run count as applicable (--unsafe-fixes)
+
+    def fixable(self) -> tuple[int, int]:
+        """How many diagnostics --fix would fix, and how many more with --unsafe-fixes."""
+        diagnostics = self.diagnostics
+        safe = sum(1 for d in diagnostics if d.fixable(self.unsafe_fixes))
+        return safe, sum(1 for d in diagnostics if d.fixable(True)) - safe
 
     @property
     def facts(self) -> list[str]:

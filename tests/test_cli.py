@@ -43,7 +43,7 @@ def test_json_format(tmp_path):
     assert diagnostic["code"] == "GRPO102" and diagnostic["severity"] == "error"
     assert (diagnostic["line"], diagnostic["column"], diagnostic["key"]) == (3, 1, "num_generations")
     assert diagnostic["end_line"] == 3 and diagnostic["end_column"] == 16
-    assert diagnostic["fix"].startswith("num_generations 4, 6, 8, 12 or 24")
+    assert diagnostic["fix"]["message"].startswith("num_generations 4, 6, 8, 12 or 24")
     assert data["summary"]["errors"] == 1 and data["summary"]["files_checked"] == 1
 
 
@@ -170,7 +170,8 @@ def test_conventions_users_expect(tmp_path):
     base = ("--target", "trl==1.16.0", "--world-size", "2")
     concise = run_cli("bad.yaml", "--output-format", "concise", *base, cwd=tmp_path)
     lines = concise.stdout.splitlines()
-    assert concise.returncode == 1 and lines[0].startswith("bad.yaml:1:1: error[GRPO102] ") and len(lines) == 3
+    assert concise.returncode == 1 and lines[0].startswith("bad.yaml:1:1: error[GRPO102] ") and len(lines) == 4
+    assert lines[-1] == "1 more with --fix --unsafe-fixes (they change what the run does)."
     # Rule names wherever codes go; --exit-zero keeps findings from failing the step.
     named = run_cli("bad.yaml", "--format", "concise", "--select", "greedy-temperature", *base, cwd=tmp_path)
     assert [line.split()[1] for line in named.stdout.splitlines()[:-1]] == ["error[GRPO201]"]

@@ -118,9 +118,9 @@ def test_diff_lints_only_changed_configs(tmp_path):
     result = run_cli("--changed-since", "HEAD", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
     files = [f["path"] for f in json.loads(result.stdout)["summary"]["files"]]
     assert files == ["new.yaml", "old.yaml"]
+    # `--diff REV`, the old name, is gone: --diff now shows what --fix would change.
     old_name = run_cli("--diff", "HEAD", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
-    assert [f["path"] for f in json.loads(old_name.stdout)["summary"]["files"]] == files  # hidden alias
-    assert "--diff" not in run_cli("--help").stdout
+    assert old_name.returncode == 2 and "--fix --diff" in old_name.stderr
     bad_rev = run_cli("--changed-since", "no-such-rev", cwd=tmp_path)
     assert bad_rev.returncode == 2 and "git diff" in bad_rev.stderr
     option_like = run_cli("--changed-since=--output=x", cwd=tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
 from grpo_lint.sources.document import Entry
@@ -72,6 +72,7 @@ def report(
     fix: str | None = None,
     severity: Severity | None = None,
     key: str | None = None,
+    fixes: tuple[Fix, ...] = (),
 ) -> Diagnostic:
     span: Span | None
     if isinstance(at, Setting):
@@ -88,6 +89,7 @@ def report(
         span=span,
         key=key,
         fix=fix,
+        fixes=fixes,
     )
 
 

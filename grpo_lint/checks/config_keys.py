@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from grpo_lint.checks import report, rule
+from grpo_lint.checks.fixes import drop_prefix, rename, set_value
 from grpo_lint.checks.messages import assignment, fw, shown
-from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity
+from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan
 
@@ -45,7 +47,8 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 f"unknown key `{key}` for {fw(plan)}; did you mean `{finding.suggestion}`? "
                 "As written the setting is not applied.",
                 finding.entry,
-                fix=f"rename `{key}` to `{finding.suggestion}`",
+                fix=f"rename `{key}` to `{_written_key(finding.entry.key, finding.suggestion)}`",
+                fixes=_typo_fix(plan, finding),
             )
         elif plan.framework == "swift":
             yield report(
@@ -143,10 +146,26 @@ def _openrlhf_generations(plan: RunPlan) -> Iterator[Diagnostic]:
             f"rename the flags ({pairs}), or lint for the version you run: "
             f"--target openrlhf=={'0.10.1' if flat else DOTTED_SINCE}"
         )
-        yield report(plan, "GRPO004", message, first.entry, fix=fix)
+        yield report(plan, "GRPO004", message, first.entry, fix=fix, fixes=_rename_all(renamed))
         findings = [f for f in findings if f not in renamed]
     for finding in findings:
         yield _openrlhf_generation(plan, finding)
+
+
+def _rename_all(findings: list[KeyFinding]) -> tuple[Fix, ...]:
+    """One fix that writes every flag of the list in the other flag generation (the same flag under its
+    0.10.2 name, or the reverse); none when a flag has no counterpart."""
+    edits = []
+    for finding in findings:
+        other = _other_name(finding)
+        renamed = rename(finding.entry, other) if other != "?" else ()
+        if not renamed:
+            return ()
+        edits.extend(renamed[0].edits)
+    if not edits:
+        return ()
+    title = "rename " + ", ".join(f"{f.entry.key} to {_other_name(f)}" for f in findings)
+    return (Fix(title, tuple(edits)),)
 
 
 def _other_name(finding: KeyFinding) -> str:
@@ -166,12 +185,14 @@ def _openrlhf_generation(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
 
     assert finding.spec is not None
     flag, name, spec = finding.entry.key, finding.entry.key.lstrip("-"), finding.spec
+    fixes: tuple[Fix, ...] = ()
     if finding.status == "removed" and spec.removed == DOTTED_SINCE:
         message = (
             f"`{flag}` is a flag of OpenRLHF up to 0.10.1; {DOTTED_SINCE} renamed the flags to dotted names "
             f'(target {fw(plan)}). argparse stops: "error: unrecognized arguments: {flag}".'
         )
         fix = f"`--{spec.replacement}`" if spec.replacement else "the dotted name from `train_ppo_ray --help`"
+        fixes = _rename_all([finding])
     elif finding.status == "removed":
         message = f"`{flag}` was removed in OpenRLHF {spec.removed} (target {fw(plan)}); argparse stops on it."
         fix = f"`--{_replacement_value(spec.replacement)}`" if spec.replacement else f"delete `{flag}`"
@@ -184,7 +205,8 @@ def _openrlhf_generation(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
             f'stops: "error: unrecognized arguments: {flag}".'
         )
         fix = f"`--{flat[0]}`" if flat else f"upgrade to OpenRLHF >= {spec.since}"
-    return report(plan, "GRPO004", message, finding.entry, fix=fix)
+        fixes = _rename_all([finding])
+    return report(plan, "GRPO004", message, finding.entry, fix=fix, fixes=fixes)
 
 
 def _replacement_value(name: str) -> str:
@@ -215,6 +237,7 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
             fix=f"`{suggestion}={shown_override(value)}`"
             if suggestion
             else f"`+{path}={shown_override(value)}` if your own code reads it, else delete it",
+            fixes=_typo_fix(plan, finding),
         )
     return report(
         plan,
@@ -224,6 +247,7 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         finding.entry,
         fix=f"rename it to `{suggestion}`",
         severity=Severity.WARNING,
+        fixes=_typo_fix(plan, finding),
     )
 
 
@@ -252,6 +276,7 @@ def _openrlhf_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         f'"error: unrecognized arguments: {flag}"',
         finding.entry,
         fix=f"`--{finding.suggestion}`" if finding.suggestion else f"delete `{flag}`",
+        fixes=_typo_fix(plan, finding),
     )
 
 
@@ -299,6 +324,7 @@ def hydra_append_existing(plan: RunPlan, options: Options) -> Iterator[Diagnosti
             f"\"Could not append to config. An item is already at '{path}'.\"",
             finding.entry,
             fix=f"`{path}={value}` (override it), or `++{path}={value}` (add or override)",
+            fixes=drop_prefix(finding.entry, "+"),
         )
 
 
@@ -348,9 +374,12 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         spec, key = finding.spec, finding.entry.key
         if spec is None or finding.status not in ("removed", "not_yet"):
             continue
+        fixes: tuple[Fix, ...] = ()
         if finding.status == "removed":
             message = f"`{key}` was removed in {plan.target.framework_name} {spec.removed}"
             replacement = spec.replacement or finding.suggestion
+            if _renamed_only(plan, spec):
+                fixes = rename(finding.entry, spec.replacement or "")
             if replacement:
                 fix = f"rename `{key}` to `{replacement}`"
                 message += f"; it is now `{replacement}`"
@@ -363,7 +392,7 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 f"{plan.target.framework_name} {spec.since}. As written it is rejected or ignored."
             )
             fix = f"upgrade to {plan.target.framework_name} >= {spec.since}, or delete `{key}`"
-        yield report(plan, "GRPO004", message, finding.entry, fix=fix)
+        yield report(plan, "GRPO004", message, finding.entry, fix=fix, fixes=fixes)
 
 
 @rule("GRPO005", "int-for-float", Severity.ERROR, "An integer where generation needs a float.")
@@ -389,6 +418,7 @@ def int_for_float(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             entry.value_span,
             fix=f"`{key}: {float(entry.value)}`",
             key=key,
+            fixes=set_value(entry, float(entry.value), "safe", f"write `{key}` as the float {float(entry.value)}"),
         )
 
 
@@ -423,13 +453,49 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 severity = Severity.WARNING  # TRL only checks the mode when vLLM is used
             message = f"`{key}: {shown(value)}` is not accepted by {fw(plan)}; choose one of {listed}."
             fix = None
+            fixes: tuple[Fix, ...] = ()
             if spec.name == "scale_rewards" and isinstance(value, str) and value.lower() in _TRUTHY:
                 message += (
                     " A quoted or command-line 'true'/'false' stays a string and is rejected at "
                     "the first step; a YAML boolean is mapped to 'group'/'none'."
                 )
-                fix = f"`{key}: {'group' if value.lower() in ('true', 'yes', '1') else 'none'}`"
-            yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key)
+                meant = "group" if value.lower() in ("true", "yes", "1") else "none"
+                fix = f"`{key}: {meant}`"
+                fixes = set_value(entry, meant, "safe", f"write `{key}` as `{meant}`, the value {value!r} meant")
+            yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key, fixes=fixes)
+
+
+def _renamed_only(plan: RunPlan, spec: FieldSpec) -> bool:
+    """The key took a new name and nothing else: same kind of value, no note about a changed meaning,
+    and the new name not written already."""
+    new = plan.specs.get(spec.replacement or "")
+    return (
+        new is not None
+        and new.kind.rstrip("?") == spec.kind.rstrip("?")
+        and spec.note is None
+        and new.name not in plan.document.entries
+        and f"--{new.name}" not in plan.document.entries
+    )
+
+
+def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
+    """Rename a misspelt key when the suggestion is the only close candidate and not set already."""
+    from grpo_lint.frameworks.fields import sole_match
+
+    suggestion = finding.suggestion
+    if not suggestion or suggestion in plan.document.entries or f"--{suggestion}" in plan.document.entries:
+        return ()
+    parent = suggestion.rpartition(".")[0]
+    siblings = [k for k in plan.specs if k.rpartition(".")[0] == parent]
+    leaf = finding.entry.key.lstrip("-+~").rpartition(".")[2]
+    if sole_match(leaf, [k.rpartition(".")[2] for k in siblings]) != suggestion.rpartition(".")[2]:
+        return ()
+    return rename(finding.entry, suggestion)
+
+
+def _written_key(written: str, name: str) -> str:
+    """`name` spelt as the user spells keys here: `--name` where the key is a flag."""
+    return f"--{name}" if written.startswith("--") and not name.startswith("-") else name
 
 
 def _accepted(value: object, choices: tuple[object, ...]) -> bool:

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
+from grpo_lint.checks.fixes import set_setting
 from grpo_lint.checks.messages import first_located, fw, name_of
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
 from grpo_lint.groups import (
     Failure,
     check,
@@ -156,6 +157,7 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             fix=f"{label}: {spell_list(options_)} (a divisor of the generation batch {batch})",
             severity=None if failure.rejected else Severity.WARNING,
             key=label,
+            fixes=set_setting(plan, "num_generations", options_, near=8),
         )
 
 
@@ -186,9 +188,11 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
         )
         run = plan.native
         valid = [k for k in range(2, 17) if (run.train_batch_size * k) % max(run.n_gpus, 1) == 0]
-        fix = assignment(plan, label, spell_list(nearest(valid, 8, 3) or [8]))
+        choices = nearest(valid, 8, 3) or [8]
+        fix = assignment(plan, label, spell_list(choices))
         anchor = setting if setting.span else (estimator if estimator.span else FILE_START)
-        yield report(plan, "GRPO101", message, anchor, fix=fix, severity=Severity.WARNING, key=label)
+        fixes = set_setting(plan, "num_generations", choices, near=8)
+        yield report(plan, "GRPO101", message, anchor, fix=fix, severity=Severity.WARNING, key=label, fixes=fixes)
         return
     run = plan.native
     label = setting.key or "n_samples_per_prompt (default)"
@@ -235,6 +239,7 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             f'split into whole groups. {_rejects(plan)}: "{_framework_text(plan, failure)}"'
         )
         fixes = []
+        edits: list[Fix] = []
         choices = nearest(divisors_at_least_two(failure.batch), n, 5)
         if choices:
             fixes.append(f"{label} {spell_list(choices)}")
@@ -244,9 +249,9 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         if g.generation_batch_size is not None:
             step = lcm(n, max(g.global_batch, 1))
             multiples = [step * k for k in range(1, 65)]
-            fixes.append(
-                f"{name_of(plan, 'generation_batch_size')} {spell_list(nearest(multiples, g.generation_batch_size, 2))}"
-            )
+            closest = nearest(multiples, g.generation_batch_size, 2)
+            fixes.append(f"{name_of(plan, 'generation_batch_size')} {spell_list(closest)}")
+            edits.extend(set_setting(plan, "generation_batch_size", closest, near=g.generation_batch_size))
         else:
             sizes = [
                 b
@@ -255,9 +260,9 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 and not [f for f in check(rules, g._replace(per_device=b)) if f.code in ("GRPO102", "GRPO105")]
             ]
             if sizes:
-                fixes.append(
-                    f"{name_of(plan, 'per_device_train_batch_size')} {spell_list(nearest(sizes, g.per_device, 2))}"
-                )
+                closest = nearest(sizes, g.per_device, 2)
+                fixes.append(f"{name_of(plan, 'per_device_train_batch_size')} {spell_list(closest)}")
+                edits.extend(set_setting(plan, "per_device_train_batch_size", closest, near=g.per_device))
         yield report(
             plan,
             "GRPO102",
@@ -265,6 +270,7 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             _anchor(plan, "num_generations", "per_device_train_batch_size"),
             fix="; or ".join(fixes) if fixes else None,
             key=label,
+            fixes=tuple(edits),
         )
     yield from _launcher_process(plan)
 
@@ -367,7 +373,8 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
             f'{_rejects(plan)}: "{_framework_text(plan, failure)}"'
         )
         good_e = [e for e in range(1, 257) if (g.world_size * e) % n == 0]
-        fixes = [f"{eval_key} {spell_list(nearest(good_e, g.eval_per_device, 2))}"]
+        closest = nearest(good_e, g.eval_per_device, 2)
+        fixes = [f"{eval_key} {spell_list(closest)}"]
         if plan.group_rules.eval == "num_generations_eval":
             eval_groups = [1, *divisors_at_least_two(failure.batch)]
             fixes.append(f"num_generations_eval {spell_list(nearest(eval_groups, n, 3))}")
@@ -379,6 +386,7 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
             _anchor(plan, "per_device_eval_batch_size", "num_generations_eval", "num_generations"),
             fix="; or ".join(fixes),
             key=eval_key,
+            fixes=set_setting(plan, "per_device_eval_batch_size", closest, near=g.eval_per_device),
         )
     yield from _swift_340_eval(plan)
 
@@ -472,6 +480,7 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
             fix=f"{gbs_key} {spell_list(good)} (multiples of {step})",
             severity=None if failure.rejected else Severity.WARNING,
             key=gbs_key,
+            fixes=set_setting(plan, "generation_batch_size", good, near=g.generation_batch_size),
         )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
+from grpo_lint.checks.fixes import set_setting
 from grpo_lint.checks.messages import assignment, fw, shown, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.frameworks.base import as_int
@@ -79,6 +80,7 @@ def _prompts_split_first(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
         _at(plan, "data.train_batch_size"),
         fix=" or ".join(assignment(plan, "data.train_batch_size", v) for v in choices if v > 0)
         + f" (a multiple of {step}), or upgrade to verl >= 0.5.0",
+        fixes=set_setting(plan, "data.train_batch_size", [v for v in choices if v > 0], near=run.train_batch_size),
     )
 
 
@@ -129,6 +131,7 @@ def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Dia
         _at(plan, "data.train_batch_size", f"{ROLLOUT}.n"),
         fix=" or ".join(assignment(plan, "data.train_batch_size", v) for v in options_ if v > 0)
         + f" (a multiple of {step})",
+        fixes=set_setting(plan, "data.train_batch_size", [v for v in options_ if v > 0], near=run.train_batch_size),
     )
 
 
@@ -156,6 +159,9 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
                 "of the several the setting suggests, without a word.",
                 _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
                 fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+                fixes=set_setting(
+                    plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]
+                ),
                 severity=Severity.WARNING,
             )
         return
@@ -172,6 +178,7 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
             f"cannot hold an optimizer mini batch bigger than itself. {fw(plan)} stops at start-up with {quote}.",
             _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
             fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+            fixes=set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]),
         )
     elif run.train_batch_size % run.mini:
         updates = -(-run.train_batch_size // run.mini)
@@ -183,6 +190,7 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
             "optimizer step is noisier than the others. verl does not check it.",
             _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
             fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
+            fixes=set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]),
             severity=Severity.WARNING,
         )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from grpo_lint.diagnostics import Severity
+from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.formatters import jsonable
 from grpo_lint.results import Report
 
@@ -24,10 +24,14 @@ def render_json(report: Report) -> str:
                 "end_line": span.end_line if span else None,
                 "end_column": span.end_column if span else None,
                 "key": d.key,
-                "fix": d.fix,
+                "fix": _fix(d, report.unsafe_fixes),
             }
         )
+    safe, unsafe = report.fixable()
     summary = {
+        "fixed": len(report.fixed),
+        "fixable": safe,
+        "fixable_unsafe": unsafe,
         "files_checked": sum(1 for f in report.files if f.status != "skipped"),
         "files_skipped": sum(1 for f in report.files if f.status == "skipped"),
         "errors": report.count(Severity.ERROR),
@@ -39,3 +43,27 @@ def render_json(report: Report) -> str:
         ],
     }
     return json.dumps(jsonable({"diagnostics": diagnostics, "summary": summary}), indent=2, allow_nan=False) + "\n"
+
+
+def _fix(d: Diagnostic, unsafe: bool) -> dict[str, object] | None:
+    """What to do: the text of the fix, and the edits of the first mechanical fix, if any.
+    `applicability` is "safe" (applied by --fix), "unsafe" (by --fix --unsafe-fixes) or "display-only"."""
+    if not d.fix and not d.fixes:
+        return None
+    first = d.fixes[0] if d.fixes else None
+    return {
+        "message": d.fix or (first.title if first else None),
+        "applicability": first.applicability if first else "display-only",
+        "applied_by_fix": d.fixable(unsafe),
+        "edits": [
+            {
+                "path": e.span.path or d.path,
+                "line": e.span.line,
+                "column": e.span.column,
+                "end_line": e.span.end_line,
+                "end_column": e.span.end_column,
+                "content": e.new,
+            }
+            for e in (first.edits if first else ())
+        ],
+    }

@@ -8,7 +8,7 @@ import os
 from typing import Any
 
 from grpo_lint import __version__
-from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.formatters import jsonable
 from grpo_lint.results import Report
 
@@ -92,7 +92,34 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     }
     if d.code in index:
         result["ruleIndex"] = index[d.code]
+    if d.fixes:
+        result["fixes"] = [_fix(f) for f in d.fixes]
     return result
+
+
+def _fix(fix: Fix) -> dict[str, Any]:
+    """A SARIF fix: the replacements of each file, and whether it changes what the run does."""
+    files: dict[str, list[dict[str, Any]]] = {}
+    for edit in fix.edits:
+        span = edit.span
+        files.setdefault(span.path or "", []).append(
+            {
+                "deletedRegion": {
+                    "startLine": span.line,
+                    "startColumn": span.column,
+                    "endLine": span.end_line,
+                    "endColumn": span.end_column,
+                },
+                "insertedContent": {"text": edit.new},
+            }
+        )
+    return {
+        "description": {"text": fix.title},
+        "artifactChanges": [
+            {"artifactLocation": _artifact(path), "replacements": replacements} for path, replacements in files.items()
+        ],
+        "properties": {"applicability": fix.applicability},
+    }
 
 
 def _artifact(path: str) -> dict[str, str]:

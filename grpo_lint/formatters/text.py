@@ -24,7 +24,7 @@ def render_text(report: Report, color: bool = False, quiet: bool = False) -> str
         for path, text in result.sources.items():
             lines[path] = text.splitlines()
         for diagnostic in result.diagnostics:
-            out.extend(_render_one(diagnostic, lines.get(diagnostic.path, []), color))
+            out.extend(_render_one(diagnostic, lines.get(diagnostic.path, []), color, _mark(diagnostic, report)))
     if not quiet:
         out.append(_summary(report, color))
     return "\n".join(out) + "\n" if out else ""
@@ -34,7 +34,7 @@ def render_concise(report: Report, quiet: bool = False) -> str:
     """One line per diagnostic (`path:line:col: severity[code] message`), then the summary line."""
     out = [
         f"{d.path}:{d.span.line if d.span else 1}:{d.span.column if d.span else 1}: "
-        f"{d.severity.label}[{d.code}] {d.message}"
+        f"{d.severity.label}[{d.code}] {_mark(d, report)}{d.message}"
         for result in report.files
         for d in result.diagnostics
     ]
@@ -58,14 +58,19 @@ def _excerpt(source: str, start: int, end: int) -> tuple[str, int, int]:
     return prefix + window + suffix, start + shift, min(end + shift, len(prefix) + len(window))
 
 
-def _render_one(d: Diagnostic, lines: list[str], color: bool) -> list[str]:
+def _mark(d: Diagnostic, report: Report) -> str:
+    """`[*] ` before the message of a diagnostic that --fix fixes (as ruff marks them)."""
+    return "[*] " if d.fixes and d.fixable(report.unsafe_fixes) else ""
+
+
+def _render_one(d: Diagnostic, lines: list[str], color: bool, mark: str = "") -> list[str]:
     line = d.span.line if d.span else 1
     column = d.span.column if d.span else 1
     head = (
         _style(f"{d.path}:{line}:{column}:", color, bold=True)
         + " "
         + _style(f"{d.severity.label}[{d.code}]", color, fg=_COLORS[d.severity], bold=True)
-        + f" {d.message}"
+        + f" {mark}{d.message}"
     )
     block = [head]
     if d.span and 1 <= d.span.line <= len(lines):
@@ -99,6 +104,25 @@ def _summary(report: Report, color: bool) -> str:
     found = [f"{n} {word}{'s' if n != 1 and word != 'info' else ''}" for n, word in counts if n]
     against = report.against()
     files += f"; {against}" if against else ""
+    fixed = _fixed_line(report)
     if not found:
-        return _style("All checks passed", color, fg="green", bold=True) + f" ({files})."
-    return f"Found {', '.join(found)} ({files})."
+        return fixed + _style("All checks passed", color, fg="green", bold=True) + f" ({files})."
+    return fixed + f"Found {', '.join(found)} ({files})." + _fixable_line(report)
+
+
+def _fixed_line(report: Report) -> str:
+    if not report.fixed:
+        return ""
+    files = len({edit.span.path for _, fix in report.fixed for edit in fix.edits})
+    count = len(report.fixed)
+    return f"Fixed {count} diagnostic{'s' if count != 1 else ''} in {files} file{'s' if files != 1 else ''}.\n"
+
+
+def _fixable_line(report: Report) -> str:
+    safe, unsafe = report.fixable()
+    parts = []
+    if safe:
+        parts.append(f"[*] {safe} fixable with --fix")
+    if unsafe:
+        parts.append(f"{unsafe} more with --fix --unsafe-fixes (they change what the run does)")
+    return ("\n" + "; ".join(parts) + ".") if parts else ""

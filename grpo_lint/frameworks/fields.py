@@ -128,6 +128,21 @@ def closest(word: str, candidates: list[str], cutoff: float = 0.6) -> str | None
     return matches[0] if matches else None
 
 
+def sole_match(word: str, candidates: list[str], cutoff: float = 0.8, margin: float = 0.05) -> str | None:
+    """The one candidate `word` clearly misspells: close enough, and clearly closer than any other
+    (`num_generation` -> `num_generations`, not `num_generations_eval`). None when in doubt."""
+    import difflib
+
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in set(candidates) if c != word), reverse=True
+    )
+    if not scored or scored[0][0] < cutoff:
+        return None
+    if len(scored) > 1 and scored[1][0] > scored[0][0] - margin:
+        return None
+    return scored[0][1]
+
+
 def spec(name: str, kind: str, default: Any = None, **kw: Any) -> FieldSpec:
     return FieldSpec(name, kind, default, **kw)
 

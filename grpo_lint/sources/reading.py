@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import BinaryIO
@@ -17,6 +19,9 @@ from grpo_lint.limits import MAX_FILE_BYTES
 from grpo_lint.sources.document import ReadProblem
 
 _CHUNK = 1024 * 1024
+# Fixed texts not yet written (`--fix --diff`, and the check of each fix before it is kept): the
+# bytes to read instead of a file's, by real path. Empty outside `overlaid`.
+_OVERLAY: dict[str, bytes] = {}
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a FIFO (named pipe)"),
@@ -74,6 +79,10 @@ def read_file(path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None
     lies outside that folder once symlinks are followed is not opened."""
     if within is not None and not inside(path, within):
         return ReadProblem("is outside the repository (a symlink leading out of it); not read")
+    if _OVERLAY:
+        replaced = _OVERLAY.get(os.path.realpath(path))
+        if replaced is not None:
+            return replaced if len(replaced) <= limit else too_large(len(replaced), limit)
     opened = _open_regular(path)
     if isinstance(opened, ReadProblem):
         return opened
@@ -91,6 +100,10 @@ def read_file(path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None
 
 def read_head(path: Path | str, size: int) -> bytes | None:
     """The first `size` bytes of a regular file (to look at a shebang), or None."""
+    if _OVERLAY:
+        replaced = _OVERLAY.get(os.path.realpath(path))
+        if replaced is not None:
+            return replaced[:size]
     opened = _open_regular(path)
     if isinstance(opened, ReadProblem):
         return None
@@ -101,6 +114,18 @@ def read_head(path: Path | str, size: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+@contextmanager
+def overlaid(contents: dict[str, bytes]) -> Iterator[None]:
+    """Read `contents` (real path -> bytes) instead of those files while the block runs."""
+    saved = dict(_OVERLAY)
+    _OVERLAY.update(contents)
+    try:
+        yield
+    finally:
+        _OVERLAY.clear()
+        _OVERLAY.update(saved)
 
 
 def read_stream(stream: BinaryIO, limit: int = MAX_FILE_BYTES) -> bytes | ReadProblem:

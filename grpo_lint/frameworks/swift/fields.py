@@ -104,7 +104,11 @@ _REMOVED = (
     FieldSpec("limit_mm_per_prompt", "any", removed="3.10.0", replacement="vllm_limit_mm_per_prompt"),
     FieldSpec("use_async_engine", "bool", removed="3.10.0", replacement="vllm_use_async_engine"),
     FieldSpec("gc_collect_after_offload", "bool", since="3.3.0", removed="3.10.0"),
-    FieldSpec("multi_turn_func", "str?", since="3.3.0", removed="3.10.0", replacement="multi_turn_scheduler"),
+    FieldSpec(
+        "multi_turn_func", "str?", since="3.3.0", removed="3.10.0", replacement="multi_turn_scheduler",
+        note="multi_turn_scheduler names a scheduler class (`multi_turns` in swift/plugin/multi_turn.py, 3.9.0), "
+        "not the old function",
+    ),
     FieldSpec("num_infer_workers", "int", since="3.2.0", removed="3.6.0", replacement="vllm_mode"),
     FieldSpec("vllm_device", "any", removed="3.6.0", replacement="vllm_mode"),
     FieldSpec("use_lmdeploy", "bool", removed="3.5.0", note="use `use_vllm: true` or the PT engine"),
