@@ -54,3 +54,30 @@ def test_page_has_the_sections_users_expect(page):
     for heading in ("## What it does", "## Why is this bad?", "## Example", "Use instead:"):
         assert heading in text
     assert all_rules()[page.stem].name in text.splitlines()[0]
+
+
+_SAFETY = re.compile(r"## Fix safety\n\nThis fix is \*\*(safe|unsafe)\*\*")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_fix_safety_section_matches_the_fix(page, tmp_path):
+    """A page says whether its rule has a fix and of which kind; its failing example proves it, and
+    applying the fix to that example makes the rule stop firing without adding any diagnostic."""
+    options, blocks = examples(page)
+    if options in ("repository", "internal"):
+        pytest.skip("no config example: see the page")
+    stated = _SAFETY.search(page.read_text())
+    body, name = blocks["fail"]
+    found = [f.applicability for d in lint(body, options, name) if d.code == page.stem for f in d.fixes[:1]]
+    if not found:
+        assert stated is None or page.stem == "GRPO004", "the page promises a fix its example does not show"
+        return
+    assert stated is not None and found == [stated.group(1)]
+    from grpo_lint.engine import lint_paths
+    from grpo_lint.fixing import fix
+
+    from .conftest import options_from
+
+    (tmp_path / name).write_text(body)
+    fixed = fix(lambda: lint_paths([str(tmp_path / name)], options_from(options)), unsafe=True)
+    assert fixed.fixes and [d.code for d in fixed.report.diagnostics] == []

@@ -131,8 +131,18 @@ def rollout_batch_not_divisible(plan: RunPlan, options: Options) -> Iterator[Dia
         _at(plan, "data.train_batch_size", f"{ROLLOUT}.n"),
         fix=" or ".join(assignment(plan, "data.train_batch_size", v) for v in options_ if v > 0)
         + f" (a multiple of {step})",
-        fixes=set_setting(plan, "data.train_batch_size", [v for v in options_ if v > 0], near=run.train_batch_size),
+        fixes=set_setting(plan, "data.train_batch_size", _step_sizes(run, step), near=run.train_batch_size),
     )
+
+
+def _step_sizes(run: VerlRun, step: int) -> list[int]:
+    """Prompts per step near the current one that split evenly (multiples of `step`), and those that the
+    mini batch also divides (multiples of both), so that a fix of one rule need not break the other."""
+    sizes = set()
+    for unit in (step, step * run.mini // gcd(step, run.mini) if run.mini > 0 else step):
+        below = run.train_batch_size // unit * unit
+        sizes.update(v for v in (below, below + unit) if v > 0)
+    return sorted(sizes)
 
 
 @rule(
