@@ -33,6 +33,17 @@ def test_action_is_a_composite_with_documented_inputs():
             assert "${{" not in step["run"], step.get("name")
 
 
+def test_actions_are_pinned_by_commit():
+    """A tag can be moved to other code; a commit cannot. Each pin says which release it is."""
+    text = (ROOT / "action.yml").read_text()
+    pins = re.findall(r"uses: ([\w./-]+)@(\S+)(?: # (v[\d.]+))?", text)
+    assert len(pins) == 2
+    for action, ref, release in pins:
+        assert re.fullmatch(r"[0-9a-f]{40}", ref) and release, action
+    readme = (ROOT / "README.md").read_text()
+    assert "actions/checkout@11d5960a326750d5838078e36cf38b85af677262 # v4.4.0" in readme
+
+
 def _lint_step() -> dict:
     return next(s for s in ACTION["runs"]["steps"] if s.get("id") == "lint")
 
