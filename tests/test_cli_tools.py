@@ -27,10 +27,19 @@ def test_explain_prints_the_rule_page():
 def test_list_rules_text_and_json():
     text = run_cli("--list-rules")
     assert text.returncode == 0
-    assert [line.split()[0] for line in text.stdout.splitlines()] == list(all_rules())
+    rows = [line.split() for line in text.stdout.splitlines()]
+    assert [row[0] for row in rows if row[0] != "*"] == list(all_rules())
+    # A severity that depends on the version or the layout is starred, with when on the next line.
+    at = next(i for i, row in enumerate(rows) if row[0] == "GRPO203")
+    assert rows[at][2] == "error*"
+    assert (
+        " ".join(rows[at + 1])
+        == "* error only with colocated vLLM (one engine for all requests); warning in server mode"
+    )
     data = json.loads(run_cli("--list-rules", "--format", "json").stdout)
     assert {r["code"]: r["severity"] for r in data}["GRPO205"] == "warning"
-    assert all(set(r) == {"code", "name", "severity", "summary"} for r in data)
+    assert all(set(r) == {"code", "name", "severity", "severity_varies", "summary"} for r in data)
+    assert {r["code"]: r["severity_varies"] for r in data}["GRPO205"] is None
 
 
 def test_show_explains_the_run_without_judging_it(tmp_path):

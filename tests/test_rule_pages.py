@@ -81,3 +81,56 @@ def test_fix_safety_section_matches_the_fix(page, tmp_path):
     (tmp_path / name).write_text(body)
     fixed = fix(lambda: lint_paths([str(tmp_path / name)], options_from(options)), unsafe=True)
     assert fixed.fixes and [d.code for d in fixed.report.diagnostics] == []
+
+
+def _reported_severities() -> dict[str, set[str]]:
+    """Every (code, severity) the rule modules can report other than through the default: `report(...,
+    severity=...)` calls and `Diagnostic("GRPOnnn", Severity.X, ...)` built directly."""
+    import ast
+
+    found: dict[str, set[str]] = {}
+    for path in [*(ROOT / "grpo_lint" / "checks").glob("*.py"), ROOT / "grpo_lint" / "lint.py"]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+                continue
+            code = next(
+                (a.value for a in node.args if isinstance(a, ast.Constant) and str(a.value)[:4] == "GRPO"), None
+            )
+            if code is None:
+                continue
+            severity = next((k.value for k in node.keywords if k.arg == "severity"), None)
+            if node.func.id == "Diagnostic" and len(node.args) > 1:
+                severity = node.args[1]
+            if severity is not None:
+                names = {n.attr for n in ast.walk(severity) if isinstance(n, ast.Attribute)}
+                found.setdefault(code, set()).update(n.lower() for n in names if n.isupper())
+    return found
+
+
+def test_every_severity_other_than_the_default_is_documented():
+    from grpo_lint.checks import SEVERITY_VARIES
+    from grpo_lint.formatters.rule_list import render_rule_list
+
+    rules = all_rules()
+    varying = {code for code, labels in _reported_severities().items() if labels - {rules[code].severity.label}}
+    assert varying == set(SEVERITY_VARIES)
+    listed = render_rule_list("text")
+    for code, note in SEVERITY_VARIES.items():
+        assert f"{rules[code].severity.label}*" in listed and f"* {note}" in listed
+        assert note in (ROOT / "rules" / f"{code}.md").read_text().splitlines()[2]
+
+
+def test_readme_rule_table_matches_the_rules():
+    from grpo_lint.checks import SEVERITY_VARIES
+
+    rows = re.findall(
+        r"^\| \[(GRPO\d+)\]\(rules/GRPO\d+\.md\) \| ([\w-]+) \| (\w+)(\\\*)? \| (\w*) \|",
+        (ROOT / "README.md").read_text(),
+        re.M,
+    )
+    rules = all_rules()
+    assert [r[0] for r in rows] == list(rules)
+    for code, name, severity, star, fix in rows:
+        assert (name, severity, bool(star)) == (rules[code].name, rules[code].severity.label, code in SEVERITY_VARIES)
+        stated = _SAFETY.search((ROOT / "rules" / f"{code}.md").read_text())
+        assert fix == (stated.group(1) if stated else ""), code

@@ -64,6 +64,27 @@ def register_engine_rules() -> None:
     )
 
 
+# Where a rule reports with another severity than its default, and when: shown by --list-rules and
+# the rule pages. tests/test_rule_pages.py checks that every rule reporting another severity is here.
+SEVERITY_VARIES = {
+    "GRPO002": "warning where the key is ignored or a script may define it; info for keys a verl config adds",
+    "GRPO006": "warning for a value that runs but not as meant, and for TRL's vllm_mode without vLLM",
+    "GRPO101": "warning where the framework accepts a group of one and trains on zero advantages",
+    "GRPO102": "warning under Unsloth, which replaces the batch instead of stopping",
+    "GRPO105": "warning in TRL 0.18, which accepts it through a bug",
+    "GRPO106": "warning when no process count up to 64 makes the config valid",
+    "GRPO107": "warning before TRL 1.9 and where the framework does not reject it",
+    "GRPO109": "warning for a ragged last mini batch, or with use_dynamic_bsz (verl does not check)",
+    "GRPO110": "warning where Megatron or verl floor-divides the mini batch instead of stopping",
+    "GRPO113": "warning for a generate batch that has no effect in the target version",
+    "GRPO203": "error only with colocated vLLM (one engine for all requests); warning in server mode",
+    "GRPO401": "warning where the framework silently switches mode instead of stopping",
+    "GRPO404": "warning where the framework accepts it (TRL before 0.28) and the setting does nothing",
+    "GRPO405": "warning for an upper bound below the lower one, which the framework accepts",
+    "GRPO505": "warning when the Ray cluster a script starts is too small, since other machines may join",
+}
+
+
 def report(
     plan: RunPlan,
     code: str,
