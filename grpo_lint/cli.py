@@ -125,6 +125,11 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 @click.option("--stdin-filename", metavar="NAME", help="The name to report for `-` (standard input).")
 @click.option("--show", is_flag=True, help="Print what each config means for the run, without judging it.")
 @click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the diagnostics.")
+@click.option(
+    "--show-settings",
+    is_flag=True,
+    help="Print the settings this run uses, each with where it came from (a flag, the settings file, the default).",
+)
 @click.option("--explain", metavar="CODE", help="Print the page of a rule and exit.")
 @click.option("--list-rules", is_flag=True, help="Print every rule and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
@@ -155,6 +160,11 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
         return
 
     options, fail_on = _options(flags)
+    if flags["show_settings"]:
+        from grpo_lint.formatters.settings import render_settings
+
+        _write(render_settings(options, fail_on, flags["origins"], fmt), flags["output_file"], False)
+        return
     from grpo_lint.diagnostics import Severity
 
     use_color = _use_color(flags["color"], flags["output_file"])
@@ -183,11 +193,11 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
 
 def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
     """A usage error for flags that do not apply together, instead of silently ignoring one."""
-    modes = [name for name in ("explain", "list_rules", "show", "statistics") if flags[name]]
+    modes = [name for name in ("explain", "list_rules", "show", "statistics", "show_settings") if flags[name]]
     if len(modes) > 1:
         shown = " and ".join("--" + m.replace("_", "-") for m in modes)
         raise click.UsageError(f"{shown} cannot be combined: each prints its own report")
-    if (flags["list_rules"] or flags["statistics"] or flags["show"]) and fmt in ("sarif", "github", "concise"):
+    if modes and modes[0] != "explain" and fmt in ("sarif", "github", "concise"):
         raise click.UsageError(
             f"--format {fmt} applies to diagnostics; use text or json with --{modes[0].replace('_', '-')}"
         )
@@ -209,7 +219,11 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
     from grpo_lint.versions import TargetError, parse_target
 
     settings: dict[str, Any] = {}
-    if not flags["isolated"]:
+    origins: dict[str, str] = {}
+    flags["origins"] = origins
+    if flags["isolated"]:
+        origins["settings file"], origins["settings source"] = "none", "--isolated"
+    else:
         path = Path(flags["config_path"]) if flags["config_path"] else project_config.find(Path.cwd())
         if flags["config_path"] and not path.is_file():
             raise click.BadParameter(f"{path}: no such file", param_hint="--config")
@@ -219,6 +233,10 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
             except project_config.ConfigError as exc:
                 click.echo(f"{exc}", err=True)
                 sys.exit(2)
+            origins["settings file"] = str(path)
+            origins["settings source"] = "--config" if flags["config_path"] else "nearest to the current directory"
+            origins.update(dict.fromkeys(settings, str(path)))
+            origins.update({f"target:{name}": str(path) for name in settings.get("targets", {})})
 
     targets = dict(settings.get("targets", {}))
     for text in flags["targets"]:
@@ -227,6 +245,7 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
         except TargetError as exc:
             raise click.BadParameter(str(exc), param_hint="--target") from None
         targets[target.framework] = target
+        origins[f"target:{target.framework}"] = "--target"
     given = {
         "world_size": flags["world_size"],
         "framework": flags["framework"],
@@ -238,12 +257,19 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
     }
     merged = {name: value for name, value in settings.items() if name in Options._fields}
     merged.update({name: value for name, value in given.items() if value is not None})
+    origins.update({name: "--" + name.replace("_", "-") for name, value in given.items() if value is not None})
     merged["targets"] = targets
     if flags["accelerate_config"] and flags["world_size"] is None:
         merged["accelerate"] = _accelerate_world(flags["accelerate_config"])
+        origins["world_size"] = f"--accelerate-config {flags['accelerate_config']}"
     merged["force_exclude"] = flags["force_exclude"]
     merged["only_configs"] = flags["only_configs"]
     fail_on = flags["fail_on"] or settings.get("fail_on", "error")
+    if flags["fail_on"]:
+        origins["fail_on"] = "--fail-on"
+    for name in ("force_exclude", "only_configs"):
+        if flags[name]:
+            origins[name] = "--" + name.replace("_", "-")
     return Options(**merged), fail_on
 
 

@@ -145,3 +145,24 @@ def test_show_speaks_verl_and_openrlhf():
     assert (orl["samples_per_rollout"], orl["optimizer_steps_per_rollout"]) == (1024, 8)
     text = run_cli("--show", "examples/verl/run_qwen2-7b_grpo.sh").stdout
     assert "responses per step   5120" in text and "per-device batch" not in text  # no TRL rows of None
+
+
+def test_show_settings_says_where_each_setting_came_from(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.grpo-lint]\ntarget = ["trl==0.19.1"]\nignore = ["GRPO205"]\nfail-on = "warning"\n'
+    )
+    done = run_cli("--show-settings", "--world-size", "4", "--fail-on", "error", cwd=tmp_path)
+    assert done.returncode == 0
+    rows = {line.split("  ")[0].strip(): line for line in done.stdout.splitlines()}
+    assert rows["settings file"].endswith("[nearest to the current directory]")
+    assert "0.19.1" in rows["target trl"] and rows["target trl"].endswith("pyproject.toml]")
+    assert "GRPO205" in rows["ignore"] and rows["ignore"].endswith("pyproject.toml]")
+    assert " 4  [--world-size]" in rows["world-size"]
+    assert " error  [--fail-on]" in rows["fail-on"]  # the flag beats the file
+    assert rows["select"].endswith("all rules  [default]")
+    data = json.loads(run_cli("--show-settings", "--isolated", "--format", "json", cwd=tmp_path).stdout)
+    by_name = {row["setting"]: row for row in data}
+    assert by_name["settings file"] == {"setting": "settings file", "value": "none", "from": "--isolated"}
+    assert by_name["ignore"]["value"] == [] and by_name["ignore"]["from"] == "default"
+    both = run_cli("--show-settings", "--statistics", ".", cwd=tmp_path)
+    assert both.returncode == 2 and "cannot be combined" in both.stderr
