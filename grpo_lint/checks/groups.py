@@ -113,7 +113,42 @@ def _framework_text(plan: RunPlan, failure: Failure) -> str:
 
 
 def _rejects(plan: RunPlan) -> str:
+    if _trl_decides(plan) is not None:
+        return f"{fw(plan)} with TRL >= 0.18 under it rejects it {plan.group_rules.where}"
     return f"{fw(plan)} rejects it {plan.group_rules.where}"
+
+
+_TRL_CHECKS = Version("0.18.0")
+
+
+def _trl_decides(plan: RunPlan) -> str | None:
+    """ms-swift 3.5.0-3.5.1 dropped their own group checks and rely on TRL's GRPOConfig, which checks from
+    TRL 0.18; their requirements allow trl>=0.15,<0.20 (reference ms-swift.md §3.1, #4322, #4589). None
+    when the installed TRL is known to check; else why the verdict is only a warning."""
+    if plan.framework != "swift" or not Version("3.5.0") <= plan.target.version < Version("3.5.2"):
+        return None
+    trl = plan.target.trl
+    if trl is not None and trl >= _TRL_CHECKS:
+        return None
+    later = (
+        'not check it at start-up, and the run breaks later (ms-swift #4589: "ValueError: range() arg 3 must '
+        'not be zero")'
+    )
+    if trl is not None:
+        return f" The TRL under it, {trl}, does {later}."
+    return (
+        f" {fw(plan)} leaves this check to the GRPOConfig of the TRL installed under it (its requirements allow "
+        f"0.15-0.19): TRL 0.18-0.19 stop at start-up; TRL 0.15-0.17 do {later}. Pin TRL or lint with "
+        "--target trl==X to know which."
+    )
+
+
+def _trl_verdict(plan: RunPlan, message: str, severity: Severity | None) -> tuple[str, Severity | None]:
+    """The message and severity of a group failure, a warning where the TRL underneath decides."""
+    depends = _trl_decides(plan)
+    if depends is None:
+        return message, severity
+    return message + depends, Severity.WARNING
 
 
 @rule("GRPO101", "group-too-small", Severity.ERROR, "num_generations below 2.")
@@ -149,13 +184,14 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             message += f" {_rejects(plan)}."
         batch = max(plan.geometry.global_batch * plan.geometry.steps(), 2)
         options_ = nearest(divisors_at_least_two(batch), 8, 3) or [2]
+        message, severity = _trl_verdict(plan, message, None if failure.rejected else Severity.WARNING)
         yield report(
             plan,
             "GRPO101",
             message,
             _anchor(plan, "num_generations"),
             fix=f"{label}: {spell_list(options_)} (a divisor of the generation batch {batch})",
-            severity=None if failure.rejected else Severity.WARNING,
+            severity=severity,
             key=label,
             fixes=set_setting(plan, "num_generations", options_, near=8),
         )
@@ -263,12 +299,14 @@ def partial_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 closest = nearest(sizes, g.per_device, 2)
                 fixes.append(f"{name_of(plan, 'per_device_train_batch_size')} {spell_list(closest)}")
                 edits.extend(set_setting(plan, "per_device_train_batch_size", closest, near=g.per_device))
+        message, severity = _trl_verdict(plan, message, None)
         yield report(
             plan,
             "GRPO102",
             message,
             _anchor(plan, "num_generations", "per_device_train_batch_size"),
             fix="; or ".join(fixes) if fixes else None,
+            severity=severity,
             key=label,
             fixes=tuple(edits),
         )
@@ -379,12 +417,14 @@ def partial_eval_groups(plan: RunPlan, options: Options) -> Iterator[Diagnostic]
             eval_groups = [1, *divisors_at_least_two(failure.batch)]
             fixes.append(f"num_generations_eval {spell_list(nearest(eval_groups, n, 3))}")
         fixes.append("eval_strategy: no")
+        message, severity = _trl_verdict(plan, message, None)
         yield report(
             plan,
             "GRPO103",
             message,
             _anchor(plan, "per_device_eval_batch_size", "num_generations_eval", "num_generations"),
             fix="; or ".join(fixes),
+            severity=severity,
             key=eval_key,
             fixes=set_setting(plan, "per_device_eval_batch_size", closest, near=g.eval_per_device),
         )
@@ -472,13 +512,14 @@ def generation_batch_not_whole_steps(plan: RunPlan, options: Options) -> Iterato
             )
         step = lcm(glob, g.num_generations if g.num_generations > 1 else 1)
         good = nearest([step * k for k in range(1, 65)], g.generation_batch_size or 0, 2)
+        message, severity = _trl_verdict(plan, message, None if failure.rejected else Severity.WARNING)
         yield report(
             plan,
             "GRPO105",
             message,
             _anchor(plan, "generation_batch_size"),
             fix=f"{gbs_key} {spell_list(good)} (multiples of {step})",
-            severity=None if failure.rejected else Severity.WARNING,
+            severity=severity,
             key=gbs_key,
             fixes=set_setting(plan, "generation_batch_size", good, near=g.generation_batch_size),
         )
