@@ -159,11 +159,11 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
         _write(render_rule_list(fmt), flags["output_file"], False)
         return
 
-    options, fail_on = _options(flags)
+    options, fail_on, origins = _options(flags)
     if flags["show_settings"]:
         from grpo_lint.formatters.settings import render_settings
 
-        _write(render_settings(options, fail_on, flags["origins"], fmt), flags["output_file"], False)
+        _write(render_settings(options, fail_on, origins, fmt), flags["output_file"], False)
         return
     from grpo_lint.diagnostics import Severity
 
@@ -210,8 +210,9 @@ def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
         raise click.UsageError("--fix --diff prints a unified diff; --format does not apply")
 
 
-def _options(flags: dict[str, Any]) -> tuple[Any, str]:
-    """Command-line flags laid over the settings file: a flag that is given wins."""
+def _options(flags: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
+    """Command-line flags laid over the settings file: a flag that is given wins. Also where each
+    setting came from (for --show-settings)."""
     from pathlib import Path
 
     from grpo_lint import project_config
@@ -220,7 +221,6 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
 
     settings: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    flags["origins"] = origins
     if flags["isolated"]:
         origins["settings file"], origins["settings source"] = "none", "--isolated"
     else:
@@ -270,7 +270,7 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str]:
     for name in ("force_exclude", "only_configs"):
         if flags[name]:
             origins[name] = "--" + name.replace("_", "-")
-    return Options(**merged), fail_on
+    return Options(**merged), fail_on, origins
 
 
 def _accelerate_world(path: str) -> Any:

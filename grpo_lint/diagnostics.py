@@ -70,8 +70,12 @@ class Diagnostic(NamedTuple):
     # Mechanical fixes, best first: `--fix` applies the first one that leaves no new diagnostic.
     fixes: tuple[Fix, ...] = ()
 
+    def applicable(self, unsafe: bool = False) -> list[Fix]:
+        """The fixes `--fix` may apply, best first (unsafe ones only with --unsafe-fixes)."""
+        return [f for f in self.fixes if unsafe or f.applicability == "safe"]
+
     def fixable(self, unsafe: bool = False) -> bool:
-        return any(f.applicability == "safe" or unsafe for f in self.fixes)
+        return bool(self.applicable(unsafe))
 
     def sort_key(self) -> tuple[str, int, int, str]:
         span = self.span

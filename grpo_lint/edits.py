@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from grpo_lint.diagnostics import Diagnostic, Edit, Fix, Span
+from grpo_lint.diagnostics import Diagnostic, Edit, Span
 
 _BOUNDARY = frozenset(".-+~\"' \t=")
 _QUOTES = frozenset("\"'")
@@ -74,8 +74,3 @@ def apply(text: str, edits: Iterable[Edit]) -> tuple[str, list[Edit]]:
     for begin, end, edit in sorted(placed, key=lambda item: item[0], reverse=True):
         text = text[:begin] + edit.new + text[end:]
     return text, [edit for _, _, edit in sorted(placed, key=lambda item: item[0])]
-
-
-def first_fix(diagnostic: Diagnostic, unsafe: bool) -> Fix | None:
-    """The fix `--fix` tries first for this diagnostic (unsafe ones only with --unsafe-fixes)."""
-    return next((f for f in diagnostic.fixes if unsafe or f.applicability == "safe"), None)

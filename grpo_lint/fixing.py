@@ -74,14 +74,14 @@ def fix(lint: Callable[[], Report], unsafe: bool) -> Fixed:
     originals: dict[str, str] = {}
     marked: set[str] = set()
     done: list[tuple[Diagnostic, Fix]] = []
+    state = _State(texts, originals, marked, lint)
     report = lint()
     for _ in range(MAX_ROUNDS):
-        todo = [(d, [f for f in d.fixes if unsafe or f.applicability == "safe"]) for d in report.diagnostics]
-        todo = [(d, fixes) for d, fixes in todo if fixes]
+        todo = [(d, d.applicable(unsafe)) for d in report.diagnostics if d.fixable(unsafe)]
         if not todo:
             break
-        state = _State(texts, originals, marked, lint)
-        step = _together(todo, report, state)
+        # Every diagnostic's first fix at once (one more lint when they all do what they say), else one by one.
+        step = _attempt([(d, fixes[0]) for d, fixes in todo], report, state)
         if step is None:
             step = _one_by_one(todo, report, state)
         if step is None:
@@ -100,11 +100,6 @@ class _State(NamedTuple):
 
 
 Step = tuple[Report, list[tuple[Diagnostic, Fix]]]
-
-
-def _together(todo: list[tuple[Diagnostic, list[Fix]]], report: Report, state: _State) -> Step | None:
-    """Every diagnostic's first fix at once: one more lint when they all do what they say."""
-    return _attempt([(d, fixes[0]) for d, fixes in todo], report, state)
 
 
 def _one_by_one(todo: list[tuple[Diagnostic, list[Fix]]], report: Report, state: _State) -> Step | None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from packaging.version import Version
-
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
@@ -62,9 +60,17 @@ def lint_config(
     return finish(lint_document(parsed, options, workspace), options)
 
 
-# ms-swift releases whose group checks are TRL's GRPOConfig: which TRL is installed under them decides.
-_LEAVES_TO_TRL = (Version("3.5.0"), Version("3.5.2"))
-_TRL_UNDER = (Version("0.15.0"), Version("0.20.0"))  # their requirements: trl>=0.15,<0.20
+def _with_trl_under(target: Target, options: Options, workspace: Workspace | None) -> Target:
+    """ms-swift releases whose group checks are TRL's GRPOConfig: the TRL installed under them, when known
+    (a --target, the installed package or a pin) and one they install with."""
+    from grpo_lint.frameworks.swift.frontend import LEAVES_TO_TRL, TRL_UNDER
+
+    if not LEAVES_TO_TRL[0] <= target.version < LEAVES_TO_TRL[1]:
+        return target
+    underneath = target_for("trl", options, workspace)
+    if underneath.source == "newest known" or not TRL_UNDER[0] <= underneath.version < TRL_UNDER[1]:
+        return target
+    return target._replace(trl=underneath.version)
 
 
 def lint_document(
@@ -88,11 +94,8 @@ def lint_document(
         document.launcher = options.accelerate
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     target = target_for(framework, options, workspace, str(recorded.value) if recorded is not None else None)
-    if framework == "swift" and _LEAVES_TO_TRL[0] <= target.version < _LEAVES_TO_TRL[1]:
-        underneath = target_for("trl", options, workspace)
-        # a --target, the installed package or a pin, and one these releases install with (trl>=0.15,<0.20)
-        if underneath.source != "newest known" and _TRL_UNDER[0] <= underneath.version < _TRL_UNDER[1]:
-            target = target._replace(trl=underneath.version)
+    if framework == "swift":
+        target = _with_trl_under(target, options, workspace)
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()

@@ -43,24 +43,10 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory):
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen2Config
+    from .tiny_model import save_tiny_model
 
     folder = tmp_path_factory.mktemp("tiny-qwen2")
-    vocab = {word: i for i, word in enumerate(["<pad>", "<eos>", *(f"w{i}" for i in range(60))])}
-    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
-    backend.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>")
-    tokenizer.save_pretrained(folder)
-    config = Qwen2Config(
-        vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2, num_attention_heads=2,
-        num_key_value_heads=1, max_position_embeddings=64, pad_token_id=0, eos_token_id=1, bos_token_id=1,
-        tie_word_embeddings=True,
-    )  # fmt: skip
-    torch.manual_seed(0)
-    AutoModelForCausalLM.from_config(config).save_pretrained(folder)
-    return folder, tokenizer
+    return folder, save_tiny_model(folder)
 
 
 def train_one_step(folder, tokenizer, extra: dict) -> tuple[str, dict]:

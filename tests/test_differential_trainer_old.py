@@ -3,7 +3,7 @@
 TRL 0.19.1 needs the transformers of its time, which cannot share a virtualenv with TRL 1.16.0, so this
 test runs a probe script in another Python: set GRPO_LINT_OLD_TRL_PYTHON to an interpreter that has
 `torch==2.13.0 trl==0.19.1 transformers==4.53.2 accelerate datasets` installed, and run
-`pytest -m old_trl`. The probe builds the same tiny model as tests/test_differential_trainer.py and
+`pytest -m old_trl`. The probe builds the tiny model of tests/tiny_model.py, as test_differential_trainer.py does, and
 prints each case's outcome as JSON; grpo-lint then judges the same values with --target trl==0.19.1.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -36,27 +37,15 @@ CASES = [
     ({"beta": -0.1}, "silent"),
 ]
 
-PROBE = textwrap.dedent(
+PROBE = (Path(__file__).parent / "tiny_model.py").read_text() + textwrap.dedent(
     """
     import json, sys, tempfile, warnings
     warnings.simplefilter("ignore")
-    import torch
     from datasets import Dataset
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast, Qwen2Config
     import trl
 
     folder = tempfile.mkdtemp()
-    vocab = {w: i for i, w in enumerate(["<pad>", "<eos>", *(f"w{i}" for i in range(60))])}
-    backend = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
-    backend.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, pad_token="<pad>", eos_token="<eos>")
-    tokenizer.save_pretrained(folder)
-    config = Qwen2Config(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
-                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=64,
-                         pad_token_id=0, eos_token_id=1, bos_token_id=1, tie_word_embeddings=True)
-    torch.manual_seed(0)
-    AutoModelForCausalLM.from_config(config).save_pretrained(folder)
+    tokenizer = save_tiny_model(folder)
     prompts = Dataset.from_dict({"prompt": ["w1 w2 w3", "w4 w5", "w6 w7 w8", "w9"] * 2})
 
     def length_reward(completions, **kwargs):

@@ -473,8 +473,7 @@ def _renamed_only(plan: RunPlan, spec: FieldSpec) -> bool:
         new is not None
         and new.kind.rstrip("?") == spec.kind.rstrip("?")
         and spec.note is None
-        and new.name not in plan.document.entries
-        and f"--{new.name}" not in plan.document.entries
+        and not _written(plan, new.name)
     )
 
 
@@ -483,7 +482,7 @@ def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
     from grpo_lint.frameworks.fields import sole_match
 
     suggestion = finding.suggestion
-    if not suggestion or suggestion in plan.document.entries or f"--{suggestion}" in plan.document.entries:
+    if not suggestion or _written(plan, suggestion):
         return ()
     parent = suggestion.rpartition(".")[0]
     siblings = [k for k in plan.specs if k.rpartition(".")[0] == parent]
@@ -491,6 +490,11 @@ def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
     if sole_match(leaf, [k.rpartition(".")[2] for k in siblings]) != suggestion.rpartition(".")[2]:
         return ()
     return rename(finding.entry, suggestion)
+
+
+def _written(plan: RunPlan, name: str) -> bool:
+    """Whether the config already sets `name` (a renaming fix would then write it twice)."""
+    return name in plan.document.entries or f"--{name}" in plan.document.entries
 
 
 def _written_key(written: str, name: str) -> str:

@@ -52,8 +52,8 @@ def literal(value: object) -> str | None:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        text = repr(value)
-        return text if re.fullmatch(r"-?\d+\.\d+", text) else None
+        text = repr(value)  # `1e-05`, `inf` and `nan` are not written alike everywhere
+        return text if _NUMBER.fullmatch(text) else None
     if isinstance(value, str) and (_PLAIN.fullmatch(value) or _NUMBER.fullmatch(value)):
         return value  # flags and overrides keep their text: `--per_device_train_batch_size=3` holds "3"
     return None
@@ -75,12 +75,8 @@ def set_setting(plan: RunPlan, name: str, values: Iterable[int], near: int | Non
     if near is not None:
         values = sorted(values, key=lambda v: (abs(v - near), v))
     setting = plan.get(name)
-    if not setting.key:
-        return ()
-    entries = plan.document.entries
-    entry = entries.get(setting.key) or entries.get(setting.key.lstrip(_PREFIXES))
-    if entry is None:
-        entry = next((e for e in entries.values() if e.key_span == setting.span), None)
+    # The entry that set it (the setting keeps the key as shown, `--x` for a flag the entries hold as `x`).
+    entry = next((e for e in plan.document.entries.values() if setting.span and e.key_span == setting.span), None)
     if entry is None:
         return ()
     return tuple(fix for value in values for fix in set_value(entry, value, "unsafe"))

@@ -118,17 +118,16 @@ def _rejects(plan: RunPlan) -> str:
     return f"{fw(plan)} rejects it {plan.group_rules.where}"
 
 
-_TRL_CHECKS = Version("0.18.0")
-
-
 def _trl_decides(plan: RunPlan) -> str | None:
-    """ms-swift 3.5.0-3.5.1 dropped their own group checks and rely on TRL's GRPOConfig, which checks from
-    TRL 0.18; their requirements allow trl>=0.15,<0.20 (reference ms-swift.md §3.1, #4322, #4589). None
-    when the installed TRL is known to check; else why the verdict is only a warning."""
-    if plan.framework != "swift" or not Version("3.5.0") <= plan.target.version < Version("3.5.2"):
+    """ms-swift 3.5.0-3.5.1 rely on TRL's GRPOConfig for the group checks (reference ms-swift.md §3.1,
+    #4322, #4589; see LEAVES_TO_TRL). None when the TRL under it is known to check; else why the verdict
+    is only a warning."""
+    from grpo_lint.frameworks.swift.frontend import LEAVES_TO_TRL, TRL_CHECKS
+
+    if plan.framework != "swift" or not LEAVES_TO_TRL[0] <= plan.target.version < LEAVES_TO_TRL[1]:
         return None
     trl = plan.target.trl
-    if trl is not None and trl >= _TRL_CHECKS:
+    if trl is not None and trl >= TRL_CHECKS:
         return None
     later = (
         'not check it at start-up, and the run breaks later (ms-swift #4589: "ValueError: range() arg 3 must '
@@ -137,9 +136,8 @@ def _trl_decides(plan: RunPlan) -> str | None:
     if trl is not None:
         return f" The TRL under it, {trl}, does {later}."
     return (
-        f" {fw(plan)} leaves this check to the GRPOConfig of the TRL installed under it (its requirements allow "
-        f"0.15-0.19): TRL 0.18-0.19 stop at start-up; TRL 0.15-0.17 do {later}. Pin TRL or lint with "
-        "--target trl==X to know which."
+        f" {fw(plan)} leaves this check to the GRPOConfig of the TRL installed under it, and its requirements "
+        f"also allow TRL 0.15-0.17, which do {later}. Pin TRL or lint with --target trl==X to know which."
     )
 
 

@@ -157,6 +157,12 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
     if run is None or run.mini < 1:
         return
     tbs, mini = _name(plan, "data.train_batch_size"), _name(plan, f"{ACTOR}.ppo_mini_batch_size")
+    if run.train_batch_size >= run.mini and run.train_batch_size % run.mini == 0:
+        return
+    # The mini batch that fits: the largest divisor of the step not above the current one.
+    fitting = _largest_divisor(run.train_batch_size, run.mini)
+    fix = assignment(plan, f"{ACTOR}.ppo_mini_batch_size", fitting)
+    fixes = set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [fitting])
     if run.dynamic_bsz:
         # verl checks the mini batch only without dynamic batching (0.4-0.5 RayPPOTrainer, 0.6-0.9.1
         # ActorConfig.validate both under `if not use_dynamic_bsz`); the split then yields one mini batch.
@@ -168,10 +174,8 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
                 "not check it, and a step's data splits into one mini batch: one optimizer update per step instead "
                 "of the several the setting suggests, without a word.",
                 _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
-                fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
-                fixes=set_setting(
-                    plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]
-                ),
+                fix=fix,
+                fixes=fixes,
                 severity=Severity.WARNING,
             )
         return
@@ -187,8 +191,8 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
             f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}: both count prompts, and a step "
             f"cannot hold an optimizer mini batch bigger than itself. {fw(plan)} stops at start-up with {quote}.",
             _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
-            fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
-            fixes=set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]),
+            fix=fix,
+            fixes=fixes,
         )
     elif run.train_batch_size % run.mini:
         updates = -(-run.train_batch_size // run.mini)
@@ -199,8 +203,8 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
             f"{updates} mini batches and the last one holds only {run.train_batch_size % run.mini} prompts, so that "
             "optimizer step is noisier than the others. verl does not check it.",
             _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
-            fix=assignment(plan, f"{ACTOR}.ppo_mini_batch_size", _largest_divisor(run.train_batch_size, run.mini)),
-            fixes=set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [_largest_divisor(run.train_batch_size, run.mini)]),
+            fix=fix,
+            fixes=fixes,
             severity=Severity.WARNING,
         )
 

@@ -26,7 +26,7 @@ def _rows(options: Options, fail_on: str, origins: Mapping[str, str]) -> list[tu
         rows.append((f"target {framework}", version, origins.get(f"target:{framework}", "default")))
     if not targets:
         rows.append(("target", "per repository: pins, installed package, newest known", "default"))
-    world = options.world_size if options.world_size is not None else None
+    world = options.world_size
     if world is None and options.accelerate is not None:
         world = options.accelerate.value
     rows += [

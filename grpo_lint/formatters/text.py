@@ -60,7 +60,7 @@ def _excerpt(source: str, start: int, end: int) -> tuple[str, int, int]:
 
 def _mark(d: Diagnostic, report: Report) -> str:
     """`[*] ` before the message of a diagnostic that --fix fixes (as ruff marks them)."""
-    return "[*] " if d.fixes and d.fixable(report.unsafe_fixes) else ""
+    return "[*] " if d.fixable(report.unsafe_fixes) else ""
 
 
 def _render_one(d: Diagnostic, lines: list[str], color: bool, mark: str = "") -> list[str]:

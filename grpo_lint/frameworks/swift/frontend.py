@@ -43,6 +43,12 @@ GROUP_RULES = (
     )),
 )  # fmt: skip
 
+# 3.5.0-3.5.1 dropped ms-swift's own group checks (#4322) until 3.5.2 restored them (#4590): TRL's
+# GRPOConfig checks them from TRL 0.18, and these releases install with trl>=0.15,<0.20.
+LEAVES_TO_TRL = (Version("3.5.0"), Version("3.5.2"))
+TRL_UNDER = (Version("0.15.0"), Version("0.20.0"))
+TRL_CHECKS = Version("0.18.0")
+
 _NUMERIC = ("int", "float", "bool")
 
 
