@@ -61,14 +61,15 @@ def lint_config(
 
 
 def _with_trl_under(target: Target, options: Options, workspace: Workspace | None) -> Target:
-    """ms-swift releases whose group checks are TRL's GRPOConfig: the TRL installed under them, when known
-    (a --target, the installed package or a pin) and one they install with."""
-    from grpo_lint.frameworks.swift.frontend import LEAVES_TO_TRL, TRL_UNDER
+    """ms-swift releases whose verdicts depend on the TRL installed under them (TRL_UNDER): that TRL, when
+    known (a --target, the installed package or a pin) and one they install with."""
+    from grpo_lint.frameworks.swift.frontend import trl_under
 
-    if not LEAVES_TO_TRL[0] <= target.version < LEAVES_TO_TRL[1]:
+    installs = trl_under(target.version)
+    if installs is None:
         return target
     underneath = target_for("trl", options, workspace)
-    if underneath.source == "newest known" or not TRL_UNDER[0] <= underneath.version < TRL_UNDER[1]:
+    if underneath.source == "newest known" or not installs[0] <= underneath.version < installs[1]:
         return target
     return target._replace(trl=underneath.version)
 

@@ -96,7 +96,8 @@ CANONICAL = (
     "vllm_importance_sampling_correction", "vllm_importance_sampling_mode", "seed",
     "teacher_model", "teacher_model_server", "split_dataset_ratio", "val_dataset", "loss_type",
     "scale_rewards", "importance_sampling_level", "use_transformers_continuous_batching",
-    "sleep_level", "multi_turn_scheduler", "vllm_gpu_memory_utilization", "do_sample",
+    "sleep_level", "multi_turn_scheduler", "vllm_gpu_memory_utilization", "do_sample", "num_iterations",
+    "sequence_parallel_size",
 )  # fmt: skip
 
 

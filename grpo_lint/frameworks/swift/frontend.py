@@ -44,10 +44,27 @@ GROUP_RULES = (
 )  # fmt: skip
 
 # 3.5.0-3.5.1 dropped ms-swift's own group checks (#4322) until 3.5.2 restored them (#4590): TRL's
-# GRPOConfig checks them from TRL 0.18, and these releases install with trl>=0.15,<0.20.
+# GRPOConfig checks them from TRL 0.18.
 LEAVES_TO_TRL = (Version("3.5.0"), Version("3.5.2"))
-TRL_UNDER = (Version("0.15.0"), Version("0.20.0"))
 TRL_CHECKS = Version("0.18.0")
+
+# The TRL releases an ms-swift release installs with, for the releases where a verdict depends on the
+# TRL under it (first, end, TRL first, TRL end): requirements/framework.txt, and the floor GRPOConfig
+# asserts from 4.0.0 (require_version('trl>=0.20')). 4.0.0-4.1.x: the rollout-step bug (GRPO114).
+TRL_UNDER = (
+    (Version("3.5.0"), Version("3.5.2"), Version("0.15.0"), Version("0.20.0")),
+    (Version("4.0.0"), Version("4.0.3"), Version("0.20.0"), Version("0.29.0")),
+    (Version("4.0.3"), Version("4.2.0"), Version("0.20.0"), Version("0.30.0")),
+)
+
+
+def trl_under(version: Version) -> tuple[Version, Version] | None:
+    """The TRL range [first, end) this ms-swift release installs with, where a rule depends on it."""
+    for first, end, trl_first, trl_end in TRL_UNDER:
+        if first <= version < end:
+            return trl_first, trl_end
+    return None
+
 
 _NUMERIC = ("int", "float", "bool")
 
