@@ -257,6 +257,15 @@ def test_group_size_one_only_for_group_estimators():
     assert diagnostic.severity.name == "WARNING" and "raw score" in diagnostic.message
 
 
+def test_another_trainer_with_a_group_of_one_is_left_to_its_own_grouping():
+    """`verl.trainer.main_ppo_format` (Search-R1) forms groups from its own keys (rollout.n_agent): only
+    the sampling rules apply, and the group rule must not fail on the missing native run."""
+    text = "python3 -m verl.trainer.main_ppo_format algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n_agent=5\n"
+    assert [(d.code, d.severity.name) for d in lint(text, VERL, "launch.sh")] == []
+    hot = text.replace("n_agent=5", "n_agent=5 actor_rollout_ref.rollout.temperature=0")
+    assert [d.code for d in lint(hot, VERL, "launch.sh")] == ["GRPO201"]
+
+
 def test_sampling_rules_read_verl_keys():
     assert verl_codes(verl("actor_rollout_ref.rollout.temperature=0")) == ["GRPO201"]
     assert verl_codes(verl("actor_rollout_ref.rollout.top_k=1")) == ["GRPO202"]

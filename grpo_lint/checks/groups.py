@@ -206,8 +206,8 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     from grpo_lint.checks.messages import assignment
 
     n = plan.geometry.num_generations
-    if n >= 2:
-        return
+    if n >= 2 or plan.native is None:
+        return  # no native run: a verl trainer other than main_ppo, which forms its own groups
     setting = plan.get("num_generations")
     if _set_to_unknown(plan):
         return  # GRPO507 says the value is not known; the default must not be blamed
