@@ -69,7 +69,9 @@ def _with_trl_under(target: Target, options: Options, workspace: Workspace | Non
     if installs is None:
         return target
     underneath = target_for("trl", options, workspace)
-    if underneath.source == "newest known" or not installs[0] <= underneath.version < installs[1]:
+    if underneath.source == "newest known" or underneath.uncertain:
+        return target
+    if not installs[0] <= underneath.version < installs[1]:
         return target
     return target._replace(trl=underneath.version)
 
@@ -123,7 +125,28 @@ def lint_document(
         for d in run_all(plan, options)
         if selected(d.code, options) and not _unmapped_fork(d, target, document)
     ]
+    diagnostics = release_unknown(diagnostics, target)
     return FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
+
+
+def release_unknown(diagnostics: list[Diagnostic], target: Target) -> list[Diagnostic]:
+    """Against a git-commit pin the release is not known: an error whose verdict depends on the release
+    is a warning that says why (the rules outside RELEASE_INDEPENDENT)."""
+    from grpo_lint.checks import RELEASE_INDEPENDENT
+
+    if not target.uncertain:
+        return diagnostics
+    pinned = target.source.split(", release unknown")[0]
+    why = (
+        f" (A warning, not an error: {pinned} names no release grpo-lint can tell, and this verdict depends on "
+        f"the release; lint with --target {target.framework}==X to judge it for that release.)"
+    )
+    return [
+        d._replace(severity=Severity.WARNING, message=d.message + why)
+        if d.severity is Severity.ERROR and d.code not in RELEASE_INDEPENDENT
+        else d
+        for d in diagnostics
+    ]
 
 
 def _unmapped_fork(diagnostic: Diagnostic, target: Target, document: Document) -> bool:
@@ -182,7 +205,10 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
                 plans.append(plan)
         pairs.append((launch, plan))
     if pairs:
-        diagnostics.extend(run_script_rules(script, pairs, options))
+        found = run_script_rules(script, pairs, options)
+        for target in {plan.target for _, plan in pairs if plan is not None and plan.target.uncertain}:
+            found = release_unknown(found, target)
+        diagnostics.extend(found)
     diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
     if not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
         if runs.not_grpo:

@@ -51,6 +51,7 @@ class Target(NamedTuple):
     source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...
     fork: Fork | None = None  # a copy of the framework inside the repository, linted against its own schema
     trl: Version | None = None  # ms-swift: the TRL version installed under it, where known and where it matters
+    uncertain: bool = False  # the repository pins a git commit: `version` is a stand-in for a release not known
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -162,7 +163,12 @@ def resolve_target(
     if version is not None and version >= FIRST_GRPO[framework]:
         return _known(framework, version, "installed")
     pin = repository.pin(framework) if repository is not None else None
-    if pin is not None and pin.version >= FIRST_GRPO[framework]:
+    if pin is not None and pin.version is None:
+        # A git commit: its release cannot be told offline. The checks run against the newest known
+        # release, and what depends on the release is not an error (see UNCERTAIN_SEVERITY).
+        where = f"{pin.provenance}, release unknown; linted as the newest known"
+        return Target(framework, NEWEST_KNOWN[framework], where, uncertain=True)
+    if pin is not None and pin.version is not None and pin.version >= FIRST_GRPO[framework]:
         return _known(framework, pin.version, pin.provenance)
     return Target(framework, NEWEST_KNOWN[framework], "newest known")
 

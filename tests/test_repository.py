@@ -97,6 +97,48 @@ def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp
     assert pick("trl", SpecifierSet(">=99")) == (None, False)  # nothing known inside: no pin
 
 
+def test_git_references_pin_the_release_their_tag_names_and_a_commit_pins_no_known_release(tmp_path):
+    cases = {
+        "trl[vllm] @ git+https://github.com/huggingface/trl.git@v0.16.0": ("0.16.0", "trl[vllm] @ git+"),
+        "-e git+https://github.com/huggingface/trl.git@0.17.0#egg=trl": ("0.17.0", "-e git+"),
+        "trl@git+https://github.com/huggingface/trl.git@019fc6dbaa03b888f9d5c1845f0f690da8ed310c#egg=trl[main]": (
+            None,
+            "trl at git commit 019fc6dbaa03",
+        ),
+        "trl @ git+ssh://git@github.com/huggingface/trl.git@v0.19.1": ("0.19.1", "git+ssh"),
+    }
+    for line, (version, provenance) in cases.items():
+        (pin,) = find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]).values()
+        assert (str(pin.version) if pin.version else None, pin.exact) == (version, True), line
+        assert provenance in pin.provenance
+    # A branch (or no ref) follows the newest release: no pin.
+    for line in (
+        "trl @ git+https://github.com/huggingface/trl.git@main",
+        "trl @ git+https://github.com/huggingface/trl",
+    ):
+        assert find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]) == {}
+
+
+def test_against_a_git_commit_only_release_independent_errors_stay_errors(tmp_path, monkeypatch, uninstalled):
+    """X-R1 installs TRL from a commit between 0.15 and 0.16: keys removed later (vllm_device, gone in
+    0.18) must not block it, while a typo and greedy sampling are wrong in every release."""
+    commit = "019fc6dbaa03b888f9d5c1845f0f690da8ed310c"
+    recipe = "vllm_device: auto\nnum_generations: 8\nper_device_train_batch_size: 8\ntemperatur: 0.9\n"
+    files = {"requirements.txt": f"trl @ git+https://github.com/huggingface/trl.git@{commit}\n", "grpo.yaml": recipe}
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    found = {d["code"]: d for d in report["diagnostics"]}
+    assert status == 1 and found["GRPO002"]["severity"] == "error"
+    assert found["GRPO004"]["severity"] == "warning"
+    assert "names no release grpo-lint can tell" in found["GRPO004"]["message"]
+    assert report["summary"]["targets"][0]["source"].startswith("requirements.txt: trl at git commit 019fc6dbaa03")
+    (tmp_path / "grpo.yaml").write_text(recipe.replace("temperatur", "temperature"))
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 0 and [d["severity"] for d in report["diagnostics"]] == ["warning"]
+    # Told the release, the verdict is an error again.
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.19.1", ".")
+    assert status == 1 and codes(report) == ["GRPO004"]
+
+
 def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
     with pytest.raises(versions.TargetError, match=r"newest TRL release grpo-lint knows is 1\.16\.0"):
         versions.parse_target("trl==9.0")

@@ -2,7 +2,9 @@
 dependencies, conda environment files, `REQUIRED_*.txt`, an ms-swift `args.json`.
 
 Each pin keeps where it was written (`setup.py: trl[vllm]==0.18.0`). A range picks the newest
-known release inside it; a version between releases maps to the release below it.
+known release inside it; a version between releases maps to the release below it. A git reference
+(`trl @ git+https://...@v0.16.0`, `-e git+...@REF#egg=trl`) pins the release its tag names; a commit
+pins a version grpo-lint cannot tell (`version` None), and a branch follows the newest release.
 """
 
 from __future__ import annotations
@@ -27,13 +29,18 @@ _MAX_PIN_FILE = 512 * 1024
 # (packaging.requirements would do the same at 25 ms of import on every pre-commit run.)
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;@]*?)\s*(?:;.*)?$")
 _MAX_DEPTH = 2  # pins live at the root or one or two folders down (requirements/, docker/)
+# PEP 508 direct references (`trl[vllm] @ git+https://...@REF`) and pip's `git+URL@REF#egg=trl`.
+_DIRECT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*(\S+)")
+_EGG = re.compile(r"^(?:-e\s+|--editable\s+)?(\w+\+\S+?)#(?:.*&)?egg=([A-Za-z0-9._-]+)")
+_TAG = re.compile(r"^v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)$")
+_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 
 
 class Pin(NamedTuple):
     framework: str
-    version: Version
+    version: Version | None  # None: a git commit, whose release is not known
     provenance: str  # `setup.py: trl==0.18.0`
-    exact: bool  # `==` (or a conda `=`), not a range
+    exact: bool  # `==` (or a conda `=`, a git tag or commit), not a range
 
 
 def find_pins(root: Path, files: list[str]) -> dict[str, Pin]:
@@ -80,9 +87,13 @@ def _pins_in(path: Path, name: str, root: Path) -> list[Pin]:
 
 def _pin(text: str, name: str) -> Pin | None:
     text = text.strip()
-    if not text or text.startswith(("#", "-")):
+    if not text or text.startswith("#"):
         return None
     text = text.split(" #", 1)[0].strip()
+    if "+" in text and (pin := _git_pin(text, name)) is not None:
+        return pin
+    if text.startswith("-"):
+        return None
     match = _REQUIREMENT.match(text)
     if match is None:
         return None
@@ -97,6 +108,31 @@ def _pin(text: str, name: str) -> Pin | None:
     if version is None:
         return None
     return Pin(framework, version, f"{name}: {text}", exact)
+
+
+def _git_pin(text: str, name: str) -> Pin | None:
+    """`trl @ git+https://github.com/huggingface/trl.git@REF` or `-e git+...@REF#egg=trl`: a tag names
+    its release; a commit pins a version that cannot be told offline; a branch (or none) follows the
+    newest release, so it is no pin."""
+    if direct := _DIRECT.match(text):
+        project, url = direct.group(1), direct.group(2)
+    elif egg := _EGG.match(text):
+        project, url = egg.group(2), egg.group(1)
+    else:
+        return None
+    framework = _PROJECTS.get(project.lower().replace(".", "-").replace("_", "-"))
+    if framework is None or not url.startswith("git+"):
+        return None
+    path = url.split("#", 1)[0].split("://", 1)[-1]
+    ref = path.rpartition("@")[2] if "@" in path.partition("/")[2] else ""
+    if tag := _TAG.match(ref):
+        try:
+            return Pin(framework, Version(tag.group(1)), f"{name}: {text}", True)
+        except (InvalidVersion, ValueError):
+            return None
+    if _COMMIT.match(ref):
+        return Pin(framework, None, f"{name}: {project} at git commit {ref[:12]}", True)
+    return None
 
 
 def pick(framework: str, specifier: SpecifierSet) -> tuple[Version | None, bool]:
