@@ -130,16 +130,16 @@ def lint_document(
 
 
 def release_unknown(diagnostics: list[Diagnostic], target: Target) -> list[Diagnostic]:
-    """Against a git-commit pin the release is not known: an error whose verdict depends on the release
-    is a warning that says why (the rules outside RELEASE_INDEPENDENT)."""
+    """When the release is not known (a git-commit pin, a framework copy older than any known release or
+    without a version), an error whose verdict depends on the release is a warning that says why (the
+    rules outside RELEASE_INDEPENDENT)."""
     from grpo_lint.checks import RELEASE_INDEPENDENT
 
     if not target.uncertain:
         return diagnostics
-    pinned = target.source.split(", release unknown")[0]
     why = (
-        f" (A warning, not an error: {pinned} names no release grpo-lint can tell, and this verdict depends on "
-        f"the release; lint with --target {target.framework}==X to judge it for that release.)"
+        f" (A warning, not an error: {target.uncertain}, and this verdict depends on the release; lint with "
+        f"--target {target.framework}==X to judge it for the release it matches.)"
     )
     return [
         d._replace(severity=Severity.WARNING, message=d.message + why)
@@ -206,8 +206,9 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
         pairs.append((launch, plan))
     if pairs:
         found = run_script_rules(script, pairs, options)
-        for target in {plan.target for _, plan in pairs if plan is not None and plan.target.uncertain}:
-            found = release_unknown(found, target)
+        uncertain = [plan.target for _, plan in pairs if plan is not None and plan.target.uncertain]
+        if uncertain:  # the script's own rules judge its runs together: one stated reason is enough
+            found = release_unknown(found, uncertain[0])
         diagnostics.extend(found)
     diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
     if not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:

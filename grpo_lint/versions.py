@@ -51,7 +51,9 @@ class Target(NamedTuple):
     source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...
     fork: Fork | None = None  # a copy of the framework inside the repository, linted against its own schema
     trl: Version | None = None  # ms-swift: the TRL version installed under it, where known and where it matters
-    uncertain: bool = False  # the repository pins a git commit: `version` is a stand-in for a release not known
+    # Why `version` only stands in for a release grpo-lint cannot tell (a git-commit pin, a copy older than
+    # the oldest known release); "" when it is the release the run uses.
+    uncertain: str = ""
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -158,7 +160,8 @@ def resolve_target(
         where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
         if fork.version is not None:
             return _known(framework, fork.version, where)._replace(fork=fork)  # its version, mapped to a release
-        return Target(framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork)
+        why = f"{where} states no version"
+        return Target(framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork, uncertain=why)
     version = installed_version(framework)
     if version is not None and version >= FIRST_GRPO[framework]:
         return _known(framework, version, "installed")
@@ -167,7 +170,8 @@ def resolve_target(
         # A git commit: its release cannot be told offline. The checks run against the newest known
         # release, and what depends on the release is not an error (see UNCERTAIN_SEVERITY).
         where = f"{pin.provenance}, release unknown; linted as the newest known"
-        return Target(framework, NEWEST_KNOWN[framework], where, uncertain=True)
+        why = f"{pin.provenance} names no release grpo-lint can tell"
+        return Target(framework, NEWEST_KNOWN[framework], where, uncertain=why)
     if pin is not None and pin.version is not None and pin.version >= FIRST_GRPO[framework]:
         return _known(framework, pin.version, pin.provenance)
     return Target(framework, NEWEST_KNOWN[framework], "newest known")
@@ -182,8 +186,16 @@ class Repository(Protocol):
 
 
 def _known(framework: str, version: Version, source: str) -> Target:
-    """A target at a release grpo-lint knows; other versions map to the release below them."""
+    """A target at a release grpo-lint knows; other versions map to the release below them. A version
+    older than every known release is linted as the oldest, which is not the release it runs."""
     release = release_below(framework, version)
+    if release > version:
+        return Target(
+            framework,
+            release,
+            f"{source}: {version}, older than any release grpo-lint knows; linted as {release}",
+            uncertain=f"{source} is {DISPLAY[framework]} {version}, older than any release grpo-lint knows ({release})",
+        )
     if release != version:
         source = f"{source}: {version}, linted as the release below it"
     return Target(framework, release, source)

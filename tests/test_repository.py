@@ -202,6 +202,32 @@ def test_a_vendored_verl_is_the_schema_and_its_own_files_are_not_user_configs(tm
     assert "0.8.0.dev0, linted as the release below it" in target["source"]
 
 
+def test_a_copy_older_than_any_known_release_keeps_only_release_independent_errors(tmp_path, monkeypatch, uninstalled):
+    """Logic-RL and Search-R1 ship verl 0.1, which had no mini-batch assertion: what 0.4.0 (the oldest
+    release grpo-lint knows) rejects is a warning there, while greedy sampling stays an error."""
+    script = (
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=16 actor_rollout_ref.actor.ppo_mini_batch_size=64 "
+        "actor_rollout_ref.rollout.top_k=1\n"
+    )
+    write(
+        tmp_path,
+        {
+            "verl/__init__.py": "",
+            "verl/trainer/main_ppo.py": "def main(): ...\n",
+            "verl/version/version": "0.1\n",
+            "verl/trainer/config/ppo_trainer.yaml": FORK_CONFIG,
+            "scripts/train_grpo.sh": script,
+        },
+    )
+    status, report = lint(tmp_path, monkeypatch, ".")
+    found = {d["code"]: d for d in report["diagnostics"]}
+    assert status == 1 and found["GRPO202"]["severity"] == "error"
+    assert found["GRPO109"]["severity"] == "warning"
+    assert "verl 0.1, older than any release grpo-lint knows (0.4.0)" in found["GRPO109"]["message"]
+    (target,) = report["summary"]["targets"]
+    assert "0.1, older than any release grpo-lint knows; linted as 0.4.0" in target["source"]
+
+
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(
     tmp_path, monkeypatch, uninstalled
 ):

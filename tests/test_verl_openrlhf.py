@@ -266,6 +266,24 @@ def test_another_trainer_with_a_group_of_one_is_left_to_its_own_grouping():
     assert [d.code for d in lint(hot, VERL, "launch.sh")] == ["GRPO201"]
 
 
+def test_greedy_sampling_without_a_group_relative_estimator_is_a_warning_unless_it_divides_by_zero():
+    """PPO with a critic (gae) still has advantages when every sample is the same: greedy rollouts are a
+    warning there; a temperature of 0 stays an error, since verl divides the logits by it."""
+
+    def sampling(script: str) -> list:
+        return [d for d in lint(script, VERL, "launch.sh") if d.code.startswith("GRPO2")]
+
+    (greedy,) = sampling(verl("actor_rollout_ref.rollout.top_k=1", algorithm__adv_estimator="gae"))
+    assert (greedy.code, greedy.severity.name) == ("GRPO202", "WARNING") and "explore nothing" in greedy.message
+    (grouped,) = sampling(verl("actor_rollout_ref.rollout.top_k=1"))
+    assert (grouped.code, grouped.severity.name) == ("GRPO202", "ERROR") and "every advantage is 0" in grouped.message
+    (zero,) = sampling(verl("actor_rollout_ref.rollout.temperature=0", algorithm__adv_estimator="gae"))
+    assert (zero.code, zero.severity.name) == ("GRPO201", "ERROR") and "inf/NaN" in zero.message
+    orl = "python3 -m openrlhf.cli.train_ppo_ray --advantage_estimator gae --top_p 0 --pretrain m\n"
+    (flat,) = [d for d in lint(orl, FLAT_ORL, "launch.sh") if d.code == "GRPO202"]
+    assert flat.severity.name == "WARNING" and "--advantage_estimator gae" in flat.message
+
+
 def test_sampling_rules_read_verl_keys():
     assert verl_codes(verl("actor_rollout_ref.rollout.temperature=0")) == ["GRPO201"]
     assert verl_codes(verl("actor_rollout_ref.rollout.top_k=1")) == ["GRPO202"]

@@ -79,6 +79,9 @@ SEVERITY_VARIES = {
     "GRPO109": "warning for a ragged last mini batch, or with use_dynamic_bsz (verl does not check)",
     "GRPO110": "warning where Megatron or verl floor-divides the mini batch instead of stopping",
     "GRPO113": "warning for a generate batch that has no effect in the target version",
+    "GRPO201": "warning for a verl or OpenRLHF estimator that does not compare a prompt's samples (gae, "
+    "reinforce), except verl's temperature 0, which its trainer divides by",
+    "GRPO202": "warning for a verl or OpenRLHF estimator that does not compare a prompt's samples (gae, reinforce)",
     "GRPO203": "error only with colocated vLLM (one engine for all requests); warning in server mode",
     "GRPO401": "warning where the framework silently switches mode instead of stopping",
     "GRPO404": "warning where the framework accepts it (TRL before 0.28) and the setting does nothing",

@@ -35,6 +35,36 @@ def _sampling_values(plan: RunPlan, name: str) -> Iterator[tuple[Any, str, Span 
         )
 
 
+def _not_relative(plan: RunPlan) -> str | None:
+    """The estimator, as the message names it, of a verl or OpenRLHF run whose advantages do not compare
+    the samples of a prompt (verl's gae or reinforce_plus_plus, OpenRLHF's gae or reinforce): identical
+    samples then explore nothing, but the advantages are not 0 and training goes on. None for a
+    group-relative run (every TRL and ms-swift GRPO run)."""
+    run = plan.native
+    if plan.framework == "verl" and run is not None and not run.group_estimator:
+        setting = plan.get("algorithm.adv_estimator")
+        return f"{setting.label('algorithm.adv_estimator')} {setting.value}"
+    if plan.framework == "openrlhf" and run is not None:
+        from grpo_lint.frameworks.openrlhf.frontend import RELATIVE_ESTIMATORS
+
+        if run.estimator not in RELATIVE_ESTIMATORS:
+            setting = plan.get("estimator")
+            return f"{setting.label('advantage_estimator')} {run.estimator}"
+    return None
+
+
+def _sameness(plan: RunPlan) -> tuple[str, Severity | None]:
+    """What greedy sampling does to this run, and the severity when it is not the rule's default."""
+    estimator = _not_relative(plan)
+    if estimator is None:
+        return _SAMENESS, None
+    return (
+        f"every sample of a prompt is the same and the rollouts explore nothing ({estimator} does not compare "
+        "a prompt's samples, so the run trains on, from greedy completions only)",
+        Severity.WARNING,
+    )
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
@@ -58,11 +88,18 @@ def greedy_temperature(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         number = _number(value)
         if number is None or number > 0:
             continue
-        message = f"{label} {shown(value)} makes sampling greedy: {_SAMENESS}."
+        sameness, severity = _sameness(plan)
+        message = f"{label} {shown(value)} makes sampling greedy: {sameness}."
         if plan.framework == "trl" and plan.target.version >= Version("1.15.0") and number == 0:
             message += f" {fw(plan)} also divides the logits by it (ZeroDivisionError at the first step)."
-        elif number == 0:
+        elif number == 0 and severity is None:
             message += " The trainer also divides the logits by it (inf/NaN log-probabilities)."
+        elif number == 0 and plan.framework == "verl":
+            message = (
+                f"{label} {shown(value)} makes sampling greedy, and the trainer divides the logits by it "
+                "(inf/NaN log-probabilities)."
+            )
+            severity = None
         default = plan.specs["temperature"].default_at(plan.target.version)
         yield report(
             plan,
@@ -71,6 +108,7 @@ def greedy_temperature(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             span,
             fix=f"{assignment(plan, label, default)} (the default)",
             key=label,
+            severity=severity,
         )
 
 
@@ -97,6 +135,7 @@ def collapsed_sampling(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             "0.0 (off)",
         ),
     )
+    sameness, severity = _sameness(plan)
     for name, collapsed, what, off in checks:
         for value, label, span in _sampling_values(plan, name):
             number = _number(value)
@@ -104,20 +143,22 @@ def collapsed_sampling(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 yield report(
                     plan,
                     "GRPO202",
-                    f"{label} {shown(value)} {what}: sampling is greedy, so {_SAMENESS}.",
+                    f"{label} {shown(value)} {what}: sampling is greedy, so {sameness}.",
                     span,
                     fix=assignment(plan, label, off),
                     key=label,
+                    severity=severity,
                 )
     for value, label, span in _sampling_values(plan, "do_sample"):
         if value is False or str(value).lower() == "false":
             yield report(
                 plan,
                 "GRPO202",
-                f"{label} false turns sampling off (greedy decoding), so {_SAMENESS}.",
+                f"{label} false turns sampling off (greedy decoding), so {sameness}.",
                 span,
                 fix=f"delete `{label}`",
                 key=label,
+                severity=severity,
             )
 
 
