@@ -68,7 +68,7 @@ def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monke
     # torch_dtype and max_prompt_length were removed in TRL 0.27/0.28, not in the pinned 0.18.0
     assert status == 0 and codes(report) == []
     assert report["summary"]["targets"] == [
-        {"framework": "trl", "version": "0.18.0", "source": "setup.py: trl[vllm]==0.18.0"}
+        {"framework": "trl", "version": "0.18.0", "source": "setup.py: trl[vllm]==0.18.0", "release_known": True}
     ]
     monkeypatch.chdir(tmp_path)
     text = CliRunner().invoke(main, ["--isolated", "."]).output
@@ -130,7 +130,9 @@ def test_against_a_git_commit_only_release_independent_errors_stay_errors(tmp_pa
     assert status == 1 and found["GRPO002"]["severity"] == "error"
     assert found["GRPO004"]["severity"] == "warning"
     assert "names no release grpo-lint can tell" in found["GRPO004"]["message"]
-    assert report["summary"]["targets"][0]["source"].startswith("requirements.txt: trl at git commit 019fc6dbaa03")
+    (target,) = report["summary"]["targets"]
+    assert target["source"].startswith("requirements.txt: trl at git commit 019fc6dbaa03")
+    assert target["release_known"] is False
     (tmp_path / "grpo.yaml").write_text(recipe.replace("temperatur", "temperature"))
     status, report = lint(tmp_path, monkeypatch, ".")
     assert status == 0 and [d["severity"] for d in report["diagnostics"]] == ["warning"]

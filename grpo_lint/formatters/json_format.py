@@ -39,7 +39,13 @@ def render_json(report: Report) -> str:
         "infos": report.count(Severity.INFO),
         "files": [{"path": f.path, "status": f.status, "note": f.note} for f in report.files],
         "targets": [
-            {"framework": t.framework, "version": str(t.version), "source": t.source} for t in report.targets()
+            {
+                "framework": t.framework,
+                "version": str(t.version),
+                "source": t.source,
+                "release_known": not t.uncertain,
+            }
+            for t in report.targets()
         ],
     }
     return json.dumps(jsonable({"diagnostics": diagnostics, "summary": summary}), indent=2, allow_nan=False) + "\n"

@@ -46,7 +46,12 @@ def render_sarif(report: Report) -> str:
                 ],
                 "properties": {
                     "targets": [
-                        {"framework": t.framework, "version": str(t.version), "source": t.source}
+                        {
+                            "framework": t.framework,
+                            "version": str(t.version),
+                            "source": t.source,
+                            "release_known": not t.uncertain,
+                        }
                         for t in report.targets()
                     ]
                 },
