@@ -591,3 +591,15 @@ def test_openrlhf_placement_must_fit_the_ray_cluster_the_script_starts():
     assert not [d for d in lint(prelude + openrlhf(), ORL, "launch.sh") if d.code == "GRPO505"]  # colocated: 8
     joined = prelude + "ray start --address 10.0.0.1:6379 --num-gpus 8\n" + separate
     assert not [d for d in lint(joined, ORL, "launch.sh") if d.code == "GRPO505"]  # another node joins
+
+
+def test_an_unquoted_value_with_a_space_is_two_words_and_the_message_says_so():
+    """lmm-r1's train_sokoban.sh: MODEL_CPK_NAME="ckpt name" and `--save_path $SAVE_PATH/$MODEL_CPK_NAME`
+    give argparse a stray `name`."""
+    flags = {"--save_path": "/ckpts/$NAME", "--ckpt_path": '"/ckpts/$NAME"'}
+    script = 'NAME="ckpt name"\n' + openrlhf(flags, flat=True)
+    (split,) = [d for d in lint(script, FLAT_ORL, "launch.sh") if d.code == "GRPO003"]
+    assert split.key == "--save_path" and "passes 2 words" in split.message
+    assert '"unrecognized arguments: name"' in split.message and '"$VAR"' in split.fix
+    # A flag that takes several values is not a split.
+    assert "GRPO003" not in orl_codes(openrlhf({"--actor.eps_clip_low_high": "0.2 0.28"}))

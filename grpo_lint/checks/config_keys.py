@@ -11,6 +11,7 @@ from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan
+from grpo_lint.sources.document import Entry
 
 
 @rule("GRPO002", "unknown-key", Severity.ERROR, "Unknown key (error when it looks like a typo).")
@@ -354,14 +355,25 @@ def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             fix = f"{assignment(plan, entry.key, shown(default))} (the default)"
         else:
             fix = None
-        yield report(
-            plan,
-            "GRPO003",
-            f"`{entry.key}: {shown(entry.value)}` {problem.message}.",
-            entry.value_span,
-            fix=fix,
-            key=entry.key,
-        )
+        message = f"`{entry.key}: {shown(entry.value)}` {problem.message}."
+        several = plan.document.format == "cli" and isinstance(entry.value, list) and len(entry.item_spans) > 1
+        if several and (spec is None or spec.base_kind != "list"):
+            message, fix = _split_words(entry)
+        yield report(plan, "GRPO003", message, entry.value_span, fix=fix, key=entry.key)
+
+
+def _split_words(entry: Entry) -> tuple[str, str]:
+    """A one-value flag followed by several words: mostly an unquoted variable whose value holds a space
+    (`--save_path $DIR/$NAME` with NAME="ckpt name"), which bash splits."""
+    words = [str(word) for word in entry.value]
+    shown_words = " ".join(f"`{word}`" for word in words[:4]) + (" ..." if len(words) > 4 else "")
+    return (
+        f"`{entry.key}` takes one value, but the command passes {len(words)} words after it ({shown_words}): "
+        f"the first is the value and `{words[1]}` a stray argument, which argparse-based trainers reject "
+        f'("unrecognized arguments: {words[1]}"). An unquoted variable whose value holds a space splits '
+        "like this.",
+        'quote the expansion ("$VAR"), or remove the space from the value',
+    )
 
 
 @rule("GRPO004", "key-not-in-version", Severity.ERROR, "Key removed, renamed or not yet added.")
