@@ -5,6 +5,7 @@ release and its pull request, and when a config meets the bug."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import NamedTuple
 
 from packaging.version import Version
@@ -173,23 +174,18 @@ def _trl_clause(plan: RunPlan, needed: Version) -> str:
     )
 
 
-@rule(
-    "GRPO304",
-    "known-duplicate-bug",
-    Severity.WARNING,
-    "Known duplicate-completion bug in the target version.",
-)
-def known_duplicate_bug(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+def _check(code: str, plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options
-    yield from _reports(plan, "GRPO304")
+    yield from _reports(plan, code)
 
 
-@rule(
-    "GRPO114",
-    "known-batch-bug",
-    Severity.WARNING,
-    "Known bug in the target version that trains on other batches than the config says.",
-)
-def known_batch_bug(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
-    del options
-    yield from _reports(plan, "GRPO114")
+# Both rules read KNOWN_BUGS; they differ in what the bug does to the run.
+for _code, _name, _summary in (
+    ("GRPO304", "known-duplicate-bug", "Known duplicate-completion bug in the target version."),
+    (
+        "GRPO114",
+        "known-batch-bug",
+        "Known bug in the target version that trains on other batches than the config says.",
+    ),
+):
+    rule(_code, _name, Severity.WARNING, _summary)(partial(_check, _code))
