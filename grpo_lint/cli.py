@@ -327,9 +327,10 @@ def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
     base = flags["diff_base"]
     if base:
         from grpo_lint.workspace.changes import GitError, changed_files
+        from grpo_lint.workspace.files import lintable
 
         try:
-            changed = changed_files(base, paths)
+            changed = changed_files(base, paths, lintable)
         except GitError as exc:
             raise click.UsageError(str(exc)) from None
         return lint_paths(paths or ["."], options, changed)

@@ -21,20 +21,23 @@ def resolve(diagnostic: Diagnostic, texts: Mapping[str, str]) -> Diagnostic:
     """The diagnostic with every edit of its fixes narrowed to the exact text it replaces and marked
     with the file it belongs to; a fix with an edit that cannot be placed is left out."""
     kept = []
+    lines: dict[str, list[str]] = {}  # each file split once, however many edits a fix has
     for fix in diagnostic.fixes:
-        edits = [_resolve_edit(edit, diagnostic.path, texts) for edit in fix.edits]
+        edits = [_resolve_edit(edit, diagnostic.path, texts, lines) for edit in fix.edits]
         if edits and all(e is not None for e in edits):
             kept.append(fix._replace(edits=tuple(e for e in edits if e is not None)))
     return diagnostic._replace(fixes=tuple(kept))
 
 
-def _resolve_edit(edit: Edit, path: str, texts: Mapping[str, str]) -> Edit | None:
+def _resolve_edit(edit: Edit, path: str, texts: Mapping[str, str], split: dict[str, list[str]]) -> Edit | None:
     span = edit.span
     file = span.path or path
     text = texts.get(file)
     if text is None or span.line != span.end_line or not edit.old or edit.old == edit.new:
         return None
-    lines = text.splitlines()
+    lines = split.get(file)
+    if lines is None:
+        lines = split[file] = text.splitlines()
     if not 1 <= span.line <= len(lines):
         return None
     written = lines[span.line - 1][span.column - 1 : span.end_column - 1]
@@ -60,17 +63,27 @@ def line_starts(text: str) -> list[int]:
 def apply(text: str, edits: Iterable[Edit]) -> tuple[str, list[Edit]]:
     """`text` with the edits applied, and the edits that were. An edit is skipped when the text at its
     span is not `old` or when it overlaps an edit already taken."""
+    from bisect import bisect_left, insort
+
     starts = line_starts(text)
-    placed: list[tuple[int, int, Edit]] = []
+    placed: list[tuple[int, int, Edit]] = []  # kept sorted by position: an overlap is with a neighbour
     for edit in edits:
         line, column = edit.span.line, edit.span.column
         if not 1 <= line <= len(starts):
             continue
         begin = starts[line - 1] + column - 1
         end = begin + len(edit.old)
-        if text[begin:end] != edit.old or any(b < end and begin < e for b, e, _ in placed):
+        if text[begin:end] != edit.old:
             continue
-        placed.append((begin, end, edit))
-    for begin, end, edit in sorted(placed, key=lambda item: item[0], reverse=True):
-        text = text[:begin] + edit.new + text[end:]
-    return text, [edit for _, _, edit in sorted(placed, key=lambda item: item[0])]
+        at = bisect_left(placed, (begin,), key=lambda item: item[:1])
+        before = placed[at - 1] if at else None
+        after = placed[at] if at < len(placed) else None
+        if (before is not None and before[1] > begin) or (after is not None and after[0] < end):
+            continue
+        insort(placed, (begin, end, edit), key=lambda item: item[:2])
+    pieces, offset = [], 0
+    for begin, end, edit in placed:
+        pieces += [text[offset:begin], edit.new]
+        offset = end
+    pieces.append(text[offset:])
+    return "".join(pieces), [edit for _, _, edit in placed]

@@ -116,6 +116,25 @@ def divisors_at_least_two(n: int, search: int = 100_000) -> list[int]:
     return sorted(d for d in found if d >= 2)
 
 
+def divisor_near(total: int, target: int, larger: bool = False) -> int:
+    """The divisor of `total` nearest to `target` (on a tie the smaller, or with `larger` the larger),
+    searched as boundedly as divisors_at_least_two: whatever the numbers, no search stalls a run."""
+    candidates = [1, *divisors_at_least_two(total)] if total >= 1 else [1]
+    return min(candidates, key=lambda d: (abs(d - target), -d if larger else d))
+
+
+def largest_divisor(total: int, at_most: int) -> int:
+    """The largest divisor of `total` that is at most `at_most` (1 when there is none), bounded likewise."""
+    return max((d for d in [1, *divisors_at_least_two(total)] if d <= at_most), default=1)
+
+
+def nearest_multiple(step: int, target: int, low: int = 1) -> int:
+    """The multiple of `step` (at least `low`) nearest to `target`, the smaller on a tie: arithmetic, no search."""
+    below = max(target // step * step, step * -(-low // step))
+    above = below + step
+    return below if abs(below - target) <= abs(above - target) else above
+
+
 def nearest(values: list[int], target: int, count: int) -> list[int]:
     return sorted(sorted(values, key=lambda v: (abs(v - target), v))[:count])
 

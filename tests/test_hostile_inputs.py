@@ -56,6 +56,18 @@ FAMILIES: dict[str, str] = {
     "huge_hydra.sh": "python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.n=" + "9" * 5000 + "\n",
     "huge_world.sh": "NPROC_PER_NODE=" + "9" * 40 + " swift rlhf --rlhf_type grpo --num_generations 8\n",
     "huge_python.py": "from trl import GRPOConfig\nGRPOConfig(num_generations=" + "9" * 5000 + ")\n",
+    # a hexadecimal literal has no digit limit in Python's parser: 0x + 5,000 digits is a valid int
+    "huge_hex_python.py": "from trl import GRPOConfig\nGRPOConfig(num_generations=0x" + "f" * 5000 + ")\n",
+    # batch sizes large enough that a search over candidate sizes would never end
+    "huge_verl_batch.sh": (
+        "python3 -m verl.trainer.main_ppo data.train_batch_size=" + "9" * 28 + " actor_rollout_ref.rollout.n=3 "
+        "actor_rollout_ref.actor.ppo_mini_batch_size=" + "7" * 27 + " actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=5"
+        " trainer.n_gpus_per_node=7\n"
+    ),
+    "huge_openrlhf_batch.sh": (
+        "python3 -m openrlhf.cli.train_ppo_ray --advantage_estimator group_norm --rollout_batch_size " + "9" * 28
+        + " --n_samples_per_prompt 7 --train_batch_size " + "8" * 27 + "\n"
+    ),
     # nesting
     "deep_flow.yaml": "a: " + "[" * 200_000 + "]" * 200_000 + "\n",  # SIGSEGV in libyaml unguarded
     "deep_block.yaml": "a:\n" + "- " * 50_000 + "x\n",
@@ -78,6 +90,12 @@ FAMILIES: dict[str, str] = {
     "surrogate.json": '{"\\udc80num": 1, "temperature": 0, "num_generations": 8}\n',
     "nan.yaml": "temperature: .nan\ntop_p: .inf\nnum_generations: 8\n",
     "hyphen_key.sh": "python3 -m verl.trainer.main_ppo '~actor_rollout_ref.rollout.n'\n",
+    # output linear in the input: 20,000 continued lines of flat OpenRLHF flags (one fix with an edit each),
+    # 20,000 unknown keys with a fix each
+    "continued.sh": "python3 -m openrlhf.cli.train_ppo_ray \\\n"
+    + "".join(f"  --{f} 1 \\\n" for f in ("micro_train_batch_size", "actor_num_gpus_per_node") * 10_000)
+    + "  --n_samples_per_prompt 4\n",
+    "continued_keys.sh": "trl grpo \\\n" + "".join(f"  --num_generation{i} 2 \\\n" for i in range(20_000)) + "  --x 1\n",
 }
 
 
@@ -471,3 +489,62 @@ def test_bash_and_hydra_bounds():
     deep = "python3 -m verl.trainer.main_ppo a.b=" + "[" * (_MAX_DEPTH + 1) + "]" * (_MAX_DEPTH + 1) + "\n"
     (note,) = [d for d in lint(deep, "--target verl==0.9.1", "run.sh") if d.code == "GRPO001"]
     assert note.severity.label == "info"
+
+
+def test_commands_in_the_repositorys_git_config_never_run(tmp_path):
+    """A tree handed over with its .git names commands (file-system monitor, clean and process filters,
+    an external diff, text conversion, a pager, hooks): grpo-lint's own calls to git run none of them, for
+    a whole-repository run, --changed-since and the pre-commit hook's named files."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (repo / "a.yaml").write_text("num_generations: 1\n")
+    (repo / "launch.sh").write_text("trl grpo --config a.yaml\n")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    ran = tmp_path / "ran"
+    ran.mkdir()
+    marker = f"touch {ran}/"
+    commands = {
+        "core.fsmonitor": f"{marker}fsmonitor; false",
+        "filter.evil.clean": f"{marker}clean; cat",
+        "filter.evil.smudge": f"{marker}smudge; cat",
+        "filter.evil.process": f"{marker}process",
+        "filter.evil.required": "true",
+        "diff.evil.textconv": f"{marker}textconv; cat",
+        "diff.evil.command": f"{marker}diffdriver",
+        "diff.external": f"{marker}external",
+        "core.pager": f"{marker}pager; cat",
+        "core.hooksPath": str(tmp_path / "hooks"),
+    }
+    for key, value in commands.items():
+        git("config", key, value)
+    (tmp_path / "hooks").mkdir()
+    for hook in ("post-index-change", "pre-commit", "post-checkout", "reference-transaction"):
+        (tmp_path / "hooks" / hook).write_text(f"#!/bin/sh\n{marker}hook-{hook}\n")
+        (tmp_path / "hooks" / hook).chmod(0o755)
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n")
+    (repo / "a.yaml").write_text("num_generations: 1\ntemperature: 0.0\n")  # changed in the work tree only
+    (repo / "new.yaml").write_text("num_generations: 1\n")  # untracked
+    runs = {
+        "walk": ["--format", "json", "."],
+        "changed": ["--format", "json", "--changed-since", "HEAD"],
+        "pre-commit": ["--format", "json", "--only-configs", "a.yaml", "launch.sh"],
+    }
+    for how, args in runs.items():
+        done = _cli(args, repo)
+        assert done.returncode == 1, (how, done.stderr[-2000:])
+        codes = {d["code"] for d in json.loads(done.stdout)["diagnostics"]}
+        assert "GRPO101" in codes, how
+        assert not list(ran.iterdir()), f"{how}: ran {sorted(p.name for p in ran.iterdir())}"
+    changed = {f["path"] for f in json.loads(_cli(runs["changed"], repo).stdout)["summary"]["files"]}
+    assert {"a.yaml", "new.yaml"} <= changed and "launch.sh" not in changed  # the edit is still found
+    # the same configuration does run them for git itself: the test would notice a harmless setup
+    subprocess.run(["git", "diff", "HEAD"], cwd=repo, capture_output=True, check=False)
+    assert list(ran.iterdir())

@@ -16,6 +16,7 @@ from packaging.version import Version
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.messages import fw, openrlhf_flag, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.groups import divisor_near
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
 
@@ -196,14 +197,9 @@ def rollout_batch_relations(plan: RunPlan, options: Options) -> Iterator[Diagnos
             f"{'s' if steps != 1 else ''} and the last {samples % run.train_batch_size} samples of each rollout do "
             "not fill a step. OpenRLHF does not check it.",
             _at(plan, "train_batch_size", "rollout_batch_size"),
-            fix=f"{tb} {_divisor_near(samples, run.train_batch_size)} (a divisor of {samples})",
+            fix=f"{tb} {divisor_near(samples, run.train_batch_size)} (a divisor of {samples})",
             severity=Severity.WARNING,
         )
-
-
-def _divisor_near(total: int, target: int) -> int:
-    divisors = [d for d in range(1, total + 1) if total % d == 0]
-    return min(divisors, key=lambda d: (abs(d - target), d))
 
 
 @rule(

@@ -20,6 +20,7 @@ from grpo_lint.checks.messages import assignment, fw, shown, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.frameworks.base import as_int
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
+from grpo_lint.groups import divisor_near, largest_divisor, nearest_multiple
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
 
@@ -160,7 +161,7 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
     if run.train_batch_size >= run.mini and run.train_batch_size % run.mini == 0:
         return
     # The mini batch that fits: the largest divisor of the step not above the current one.
-    fitting = _largest_divisor(run.train_batch_size, run.mini)
+    fitting = largest_divisor(run.train_batch_size, run.mini)
     fix = assignment(plan, f"{ACTOR}.ppo_mini_batch_size", fitting)
     fixes = set_setting(plan, f"{ACTOR}.ppo_mini_batch_size", [fitting])
     if run.dynamic_bsz:
@@ -209,10 +210,6 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
         )
 
 
-def _largest_divisor(total: int, at_most: int) -> int:
-    return max((d for d in range(1, min(total, at_most) + 1) if total % d == 0), default=1)
-
-
 @rule(
     "GRPO110",
     "mini-batch-per-gpu",
@@ -239,8 +236,10 @@ def mini_batch_per_gpu(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         else f"{dp} data-parallel rank{'s' if dp != 1 else ''} ({_gpus(plan, run)}"
         + (f" / ulysses_sequence_parallel_size {run.sp})" if run.sp > 1 else ")")
     )
-    even = [m for m in range(1, 4 * run.mini + 1) if (m * run.n) % dp == 0]
-    suggestion = min(even, key=lambda m: (abs(m - run.mini), m)) if even else None
+    # m x n is a whole number per rank exactly when m is a multiple of dp / gcd(n, dp)
+    step = dp // gcd(run.n, dp) if dp and run.n else 0
+    suggestion = nearest_multiple(step, run.mini) if step else None
+    suggestion = suggestion if suggestion is not None and suggestion <= 4 * run.mini else None
     fix_even = assignment(plan, f"{ACTOR}.ppo_mini_batch_size", suggestion) if suggestion else None
     text = f"{mini} {run.mini} x rollout.n {run.n} = {total} responses per optimizer step over {dp_words}"
     if not run.legacy_workers:
@@ -281,8 +280,7 @@ def mini_batch_per_gpu(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     if micro is None and run.micro is not None:
         micro, micro_name = max(run.micro // dp, 0), f"{_name(plan, f'{ACTOR}.ppo_micro_batch_size')} / {dp}"
     if micro and per_gpu % micro:
-        fits = [d for d in range(1, per_gpu + 1) if per_gpu % d == 0]
-        best = min(fits, key=lambda d: (abs(d - micro), -d))
+        best = divisor_near(per_gpu, micro, larger=True)
         yield report(
             plan,
             "GRPO110",
@@ -377,7 +375,7 @@ def _deprecated_micro(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
             "GRPO111",
             f"{label} {micro} does not divide {mini} {run.mini}. {fw(plan)} stops at start-up with {quote}.",
             setting,
-            fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", _largest_divisor(run.mini, micro))
+            fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", largest_divisor(run.mini, micro))
             + f", or the per-GPU form {ACTOR}.ppo_micro_batch_size_per_gpu",
         )
     if micro * run.sp < run.n_gpus:

@@ -162,7 +162,9 @@ class Schema:
 
 
 def _too_large(key: str, value: Any) -> ValueProblem:
-    digits = sum(c.isdigit() for c in str(value)) if isinstance(value, str) else len(str(abs(value)))
+    from grpo_lint.sources.numbers import TooLarge
+
+    digits = TooLarge(value).digits if isinstance(value, str) else TooLarge(f"{value:#x}").digits
     return ValueProblem(
         key, "out_of_range", f"is out of range: a number of {digits} digits (grpo-lint reads up to {MAX_DIGITS})"
     )

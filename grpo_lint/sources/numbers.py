@@ -22,7 +22,11 @@ class TooLarge(str):
 
     @property
     def digits(self) -> int:
-        return sum(c.isdigit() for c in self)
+        """Digits as written, in the literal's own base (`0x` and `_` not counted)."""
+        body = self.strip().lstrip("+-")
+        if body[:2].lower() in ("0x", "0o", "0b"):
+            body = body[2:]
+        return sum(c.isalnum() for c in body)
 
 
 def integer(text: str, base: int = 10) -> int | TooLarge:
@@ -42,3 +46,21 @@ def out_of_range(value: Any) -> bool:
     if isinstance(value, TooLarge):
         return True
     return isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _LIMIT
+
+
+def bounded(value: Any, written: str | None = None) -> Any:
+    """`value` (a literal read from code: an int, or lists, tuples and dicts of them) with every integer
+    past the bound kept as TooLarge text: `written` when the value is that integer as written, else its
+    hexadecimal form, which Python prints at any size (a decimal one past 4,300 digits raises)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if abs(value) < _LIMIT:
+            return value
+        return TooLarge(written if written is not None else f"{value:#x}")
+    if isinstance(value, list | tuple):
+        items = [bounded(item) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, dict):
+        return {bounded(k): bounded(v) for k, v in value.items()}
+    return value

@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.sources.document import Entry, ReadProblem
+from grpo_lint.sources.numbers import bounded
 
 SEED_CALLS = {
     "manual_seed": "torch.manual_seed",
@@ -303,7 +304,7 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg is None:  # **kwargs
                 continue
             try:
-                value: Any = ast.literal_eval(keyword.value)
+                value: Any = bounded(ast.literal_eval(keyword.value), self._source(keyword.value))
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 unknown.append(keyword.arg)
                 continue

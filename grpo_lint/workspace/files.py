@@ -6,7 +6,6 @@ Files that cannot be configs are dropped by name and size before anything reads 
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from grpo_lint.sources.reading import read_head, special_kind
@@ -26,22 +25,16 @@ def git_files(folder: Path) -> list[str] | None:
     """Files git tracks or would track below `folder` (`.gitignore` honoured), relative to it.
 
     None when git is missing or the folder is not in a work tree. The folder is the working
-    directory and every argument is fixed text: nothing from the repository reaches git's options.
+    directory and every argument is fixed text: nothing from the repository reaches git's options, and
+    no command the repository's git configuration names runs (grpo_lint.workspace.git).
     """
+    from grpo_lint.workspace.git import GitError, git, names
+
     try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=folder,
-            capture_output=True,
-            timeout=20,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        listed = names(git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=folder))
+    except GitError:
         return None
-    if done.returncode != 0:
-        return None
-    names = [n for n in done.stdout.decode("utf-8", "surrogateescape").split("\0") if n]
-    return sorted(n for n in names if not any(_skipped(part) for part in n.split("/")[:-1]))
+    return sorted(n for n in listed if not any(_skipped(part) for part in n.split("/")[:-1]))
 
 
 def _skipped(folder: str) -> bool:

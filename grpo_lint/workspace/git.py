@@ -1,0 +1,113 @@
+"""The one way grpo-lint runs git: fixed arguments, and every command a repository's own configuration
+could make git run switched off.
+
+A repository handed to grpo-lint may come with its `.git/config` (an archive, a shared work directory, a
+checkout another CI step prepared), and git runs commands named there: `core.fsmonitor` on every look at
+the work tree, clean filters and `process` filters when it hashes work-tree files, external diff drivers,
+text conversion and a pager when it shows a diff, hooks. grpo-lint asks git only for lists of names, in
+ways that read no work-tree content, and overrides each of those settings on the command line (`-c`
+wins over every configuration file):
+
+- `git ls-files` (the file list; `--others` for new files): reads the index and the directory, never
+  file contents, so no filter runs; the file-system monitor is switched off.
+- `git diff --cached --name-only REV` (what changed up to the index, for `--changed-since`): compares two
+  trees of git's object store, never the work tree. Work-tree edits not yet staged are found by hashing
+  the files here (`worktree_changes`), so no clean filter of the repository runs for them either.
+
+The environment keeps git from prompting, paging or writing the index opportunistically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from grpo_lint.sources.document import ReadProblem
+from grpo_lint.sources.reading import read_file
+
+# Settings that name commands git would run for these calls, each switched off. (An empty
+# core.fsmonitor means "off" both for git before 2.36, where it is a hook path, and after, a boolean.)
+_OFF = (
+    "core.fsmonitor=",
+    f"core.hooksPath={os.devnull}",
+    "core.pager=cat",
+    "diff.external=",
+    "core.untrackedCache=false",
+)
+_TIMEOUT = 20  # seconds; a configuration that makes git wait (an include of a FIFO) ends here
+
+
+class GitError(Exception):
+    """git is missing, this is not a repository, the revision does not exist, or git did not finish."""
+
+
+def _environment() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER")}
+    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat")
+    return env
+
+
+def git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> bytes:
+    """git's standard output for `args` (fixed words of grpo-lint's, never text from the repository in
+    an option's place), run with the repository's commands switched off."""
+    command = ["git", "--no-pager"]
+    for setting in _OFF:
+        command += ["-c", setting]
+    try:
+        done = subprocess.run(
+            [*command, *args],
+            cwd=cwd,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=timeout,
+            check=False,
+            env=_environment(),
+        )
+    except FileNotFoundError:
+        raise GitError("git is not on PATH") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from None
+    except OSError as exc:
+        raise GitError(f"git could not be started: {exc}") from None
+    if done.returncode:
+        error = done.stderr.decode("utf-8", "replace").strip()
+        raise GitError(f"git {' '.join(args[:2])} failed: {error or done.returncode}")
+    return done.stdout
+
+
+def names(output: bytes) -> list[str]:
+    """NUL-separated names (`-z`), as they are on disk."""
+    return [name for name in output.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def worktree_changes(scope: list[str], wanted: Callable[[str], bool], limit: int) -> list[str]:
+    """Tracked files under `scope` whose work-tree content differs from the index, found by hashing them
+    here as git hashes a blob (so no clean filter of the repository runs). Only files `wanted(name)`
+    accepts are read, each up to `limit` bytes; a larger or unreadable one counts as changed. Names are
+    relative to the current directory, as `git ls-files` prints them."""
+    changed = []
+    for entry in git(["ls-files", "-z", "--stage", "--", *scope]).split(b"\0"):
+        if not entry:
+            continue
+        meta, _, raw = entry.partition(b"\t")
+        fields = meta.split()
+        if len(fields) != 3 or fields[0] not in (b"100644", b"100755"):
+            continue  # symlinks and submodules are never linted through their target
+        name = raw.decode("utf-8", "surrogateescape")
+        if not wanted(name):
+            continue
+        digest = fields[1].decode("ascii")
+        if not os.path.lexists(name):
+            continue  # deleted in the work tree: nothing to lint
+        data = read_file(name, limit)  # regular files only: a FIFO put in a file's place is never opened
+        if isinstance(data, ReadProblem) or _blob_id(data, len(digest)) != digest:
+            changed.append(name)
+    return changed
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    algorithm = hashlib.sha256 if length == 64 else hashlib.sha1
+    return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
