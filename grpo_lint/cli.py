@@ -134,6 +134,12 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
 @click.option("--list-rules", is_flag=True, help="Print every rule and exit.")
 @click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
 @click.option(
+    "-v",
+    "--verbose",
+    is_flag=True,
+    help="Also say what was not checked and why: skipped files, and rules whose premises the repository does not show.",
+)
+@click.option(
     "--version",
     is_flag=True,
     expose_value=False,
@@ -185,7 +191,7 @@ def main(paths: tuple[str, ...], **flags: Any) -> None:
     else:
         from grpo_lint.formatters import render
 
-        output = render(report, fmt, use_color, flags["quiet"])
+        output = render(report, fmt, use_color, flags["quiet"], flags["verbose"])
     _write(output, flags["output_file"], use_color)
     code = report.exit_code(Severity.parse(fail_on))
     sys.exit(0 if flags["exit_zero"] and code == 1 else code)

@@ -69,6 +69,8 @@ class Diagnostic(NamedTuple):
     fix: str | None = None
     # Mechanical fixes, best first: `--fix` applies the first one that leaves no new diagnostic.
     fixes: tuple[Fix, ...] = ()
+    # What the verdict takes as given (grpo_lint.premises.Premise): release, parser, world size.
+    premises: tuple = ()
 
     def applicable(self, unsafe: bool = False) -> list[Fix]:
         """The fixes `--fix` may apply, best first (unsafe ones only with --unsafe-fixes)."""

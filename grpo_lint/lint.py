@@ -10,6 +10,7 @@ severity overrides.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
@@ -38,8 +39,15 @@ def selected(code: str, options: Options) -> bool:
     return not any(code.startswith(i) for i in options.ignore)
 
 
-def target_for(framework: str, options: Options, workspace: Workspace | None, recorded: str | None = None) -> Target:
-    return resolve_target(framework, options.targets, recorded, workspace)
+def target_for(
+    framework: str,
+    options: Options,
+    workspace: Workspace | None,
+    recorded: str | None = None,
+    path: str = "",
+    keys: Iterable[str] = (),
+) -> Target:
+    return resolve_target(framework, options.targets, recorded, workspace, path, keys)
 
 
 # --- configs ---------------------------------------------------------------------------------
@@ -69,7 +77,7 @@ def _with_trl_under(target: Target, options: Options, workspace: Workspace | Non
     if installs is None:
         return target
     underneath = target_for("trl", options, workspace)
-    if underneath.source == "newest known" or underneath.uncertain:
+    if underneath.uncertain:
         return target
     if not installs[0] <= underneath.version < installs[1]:
         return target
@@ -80,7 +88,6 @@ def lint_document(
     document: Document, options: Options, workspace: Workspace | None = None, extra_keys: frozenset[str] = frozenset()
 ) -> FileResult:
     """Lint one Document: a config file, or the Document of one command of a launch script."""
-    from grpo_lint.checks import run_all
     from grpo_lint.frameworks.detect import detect
 
     framework = options.framework
@@ -95,22 +102,43 @@ def lint_document(
         framework = detection.framework
     if document.launcher is None and options.accelerate is not None:
         document.launcher = options.accelerate
+    if framework == "verl" and document.hydra is None:
+        from grpo_lint.frameworks.verl.frontend import nested_to_paths
+
+        nested_to_paths(document)
     recorded = document.entries.get("swift_version") if framework == "swift" else None
-    target = target_for(framework, options, workspace, str(recorded.value) if recorded is not None else None)
+    recorded_version = str(recorded.value) if recorded is not None else None
+    target = target_for(framework, options, workspace, recorded_version, document.path, document.entries)
     if framework == "swift":
         target = _with_trl_under(target, options, workspace)
+    if target.fork is not None and not target.fork.mapped:
+        document.parser = None  # a copy whose schema grpo-lint cannot read: its keys are not known
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()
     if known != options.extra_keys:
         options = options._replace(extra_keys=known)
+    plan = _plan(framework, document, target, options, workspace)
+    diagnostics = _judged(plan, options)
+    oldest = None
+    if target.basis == "assumed" and len(target.allows) > 1 and any(_release_error(d) for d in diagnostics):
+        # An assumed release stands for several: an error that the oldest of them gives too is no assumption.
+        oldest = _judged(
+            _plan(framework, document, target._replace(version=target.allows[0]), options, workspace), options
+        )
+    from grpo_lint.premises import decide
+
+    diagnostics, unchecked = decide(diagnostics, plan, oldest)
+    result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
+    result.unchecked = unchecked
+    return result
+
+
+def _plan(framework: str, document: Document, target: Target, options: Options, workspace: Workspace | None) -> RunPlan:
     if framework == "trl":
         from grpo_lint.frameworks.trl.frontend import build
     elif framework == "verl":
-        from grpo_lint.frameworks.verl.frontend import build, nested_to_paths
-
-        if document.hydra is None:
-            nested_to_paths(document)
+        from grpo_lint.frameworks.verl.frontend import build
     elif framework == "openrlhf":
         from grpo_lint.frameworks.openrlhf.frontend import build
     else:
@@ -120,42 +148,23 @@ def lint_document(
         # The repository's own argument classes are read only when a key is unknown to the framework.
         defined = workspace.known_keys(framework)
         plan = plan._replace(key_findings=[f for f in plan.key_findings if f.entry.key.lstrip("-") not in defined])
-    diagnostics = [
+    return plan
+
+
+def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:
+    from grpo_lint.checks import run_all
+
+    return [
         d._replace(path=d.span.path) if d.span is not None and d.span.path else d
         for d in run_all(plan, options)
-        if selected(d.code, options) and not _unmapped_fork(d, target, document)
-    ]
-    diagnostics = release_unknown(diagnostics, target)
-    return FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
-
-
-def release_unknown(diagnostics: list[Diagnostic], target: Target) -> list[Diagnostic]:
-    """When the release is not known (a git-commit pin, a framework copy older than any known release or
-    without a version), an error whose verdict depends on the release is a warning that says why (the
-    rules outside RELEASE_INDEPENDENT)."""
-    from grpo_lint.checks import RELEASE_INDEPENDENT
-
-    if not target.uncertain:
-        return diagnostics
-    why = (
-        f" (A warning, not an error: {target.uncertain}, and this verdict depends on the release; lint with "
-        f"--target {target.framework}==X to judge it for the release it matches.)"
-    )
-    return [
-        d._replace(severity=Severity.WARNING, message=d.message + why)
-        if d.severity is Severity.ERROR and d.code not in RELEASE_INDEPENDENT
-        else d
-        for d in diagnostics
+        if selected(d.code, options)
     ]
 
 
-def _unmapped_fork(diagnostic: Diagnostic, target: Target, document: Document) -> bool:
-    """A fork whose schema grpo-lint cannot read (GRPO011 says so once) is judged only on the sampling
-    values its runs set themselves (GRPO2xx): key existence and batch rules rest on the framework's
-    own schema and defaults, which the fork does not share."""
-    if target.fork is None or target.fork.mapped:
-        return False
-    return not (diagnostic.code.startswith("GRPO2") and diagnostic.key in document.entries)
+def _release_error(diagnostic: Diagnostic) -> bool:
+    from grpo_lint.premises import RELEASE_INDEPENDENT
+
+    return diagnostic.severity is Severity.ERROR and diagnostic.code not in RELEASE_INDEPENDENT
 
 
 def _lint_accelerate_config(document: Document, options: Options) -> FileResult:
@@ -192,6 +201,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
 
     script = runs.script
     diagnostics: list[Diagnostic] = list(runs.problems)
+    skipped_rules: list[str] = []
     plans: list[RunPlan] = []
     pairs: list[tuple[Launch, RunPlan | None]] = []
     for launch, run in zip(runs.launches, runs.runs, strict=True):
@@ -199,16 +209,20 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
             continue  # not a GRPO run grpo-lint checks (`swift rlhf --rlhf_type dpo`, an SFT recipe, Megatron)
         plan = None
         if run is not None:
-            plan, found = _lint_run(run, script, options, workspace)
+            plan, found, unchecked = _lint_run(run, script, options, workspace)
             diagnostics.extend(found)
+            skipped_rules.extend(f"line {launch.command.line}: {u}" for u in unchecked)
             if plan is not None:
                 plans.append(plan)
         pairs.append((launch, plan))
     if pairs:
         found = run_script_rules(script, pairs, options)
-        uncertain = [plan.target for _, plan in pairs if plan is not None and plan.target.uncertain]
-        if uncertain:  # the script's own rules judge its runs together: one stated reason is enough
-            found = release_unknown(found, uncertain[0])
+        plans_of = [plan for _, plan in pairs if plan is not None]
+        if plans_of:  # the script's own rules judge its runs together: the first run's premises speak for them
+            from grpo_lint.premises import decide
+
+            found, unchecked = decide(found, plans_of[0])
+            skipped_rules.extend(unchecked)
         diagnostics.extend(found)
     diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
     if not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
@@ -221,12 +235,13 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
         return FileResult(script.path, "skipped", text=script.text, note=note, format="shell")
     result = FileResult(script.path, "linted", diagnostics, script.text, "launch script", plans, "shell")
     result.sources = runs.sources
+    result.unchecked = sorted(set(skipped_rules))
     return finish(result, options)
 
 
 def _lint_run(
     run: Run, script: Script, options: Options, workspace: Workspace | None
-) -> tuple[RunPlan | None, list[Diagnostic]]:
+) -> tuple[RunPlan | None, list[Diagnostic], list[str]]:
     linted = lint_document(run.document, options._replace(framework=run.launch.framework), workspace, run.extra_keys)
     found = list(linted.diagnostics)
     cut = next((c for c in script.cutoffs if c.command_line == run.launch.command.line), None)
@@ -240,7 +255,7 @@ def _lint_run(
     for name, word in run.unresolved.items():
         if read is None or name in read:
             found.append(_unresolved(script, name, word))
-    return (linted.plans[0] if linted.plans else None), found
+    return (linted.plans[0] if linted.plans else None), found, linted.unchecked
 
 
 def _read_keys(framework: str) -> frozenset[str] | None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 class FileResult:
     """What linting one file gave. (Plain classes, not dataclasses, keep start-up short.)"""
 
-    __slots__ = ("diagnostics", "format", "note", "path", "plans", "sources", "status", "text")
+    __slots__ = ("diagnostics", "format", "note", "path", "plans", "sources", "status", "text", "unchecked")
 
     def __init__(
         self,
@@ -35,6 +35,7 @@ class FileResult:
         self.plans = plans if plans is not None else []
         self.format = format
         self.sources: dict[str, str] = {}  # other files its diagnostics point into: path -> text
+        self.unchecked: list[str] = []  # rules that did not judge it, and why (grpo_lint.premises)
 
     def __repr__(self) -> str:
         return f"FileResult({self.path!r}, {self.status!r}, {len(self.diagnostics)} diagnostics)"

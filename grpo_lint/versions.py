@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -51,12 +51,20 @@ class Target(NamedTuple):
     source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...
     fork: Fork | None = None  # a copy of the framework inside the repository, linted against its own schema
     trl: Version | None = None  # ms-swift: the TRL version installed under it, where known and where it matters
-    # Why `version` only stands in for a release grpo-lint cannot tell (a git-commit pin, a copy older than
-    # the oldest known release); "" when it is the release the run uses.
+    # Why `version` is only assumed (nothing states the release, a range, a pre-release, a git commit) or
+    # not known at all (a copy older than any known release, or without a version); "" when it is shown.
     uncertain: str = ""
+    unknown: bool = False  # no known release stands for it: release-dependent rules do not report
+    note: str = ""  # which statement was used when several disagree, or the installed release differs
+    allows: tuple[Version, ...] = ()  # an assumed release: the releases it stands for, oldest first
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
+
+    @property
+    def basis(self) -> str:
+        """ "shown" (the repository or the user names the release), "assumed" or "unknown"."""
+        return "unknown" if self.unknown else ("assumed" if self.uncertain else "shown")
 
     @property
     def framework_name(self) -> str:
@@ -141,11 +149,19 @@ def resolve_target(
     explicit: Mapping[str, Target],
     file_version: str | None = None,
     repository: Repository | None = None,
+    path: str = "",
+    keys: Iterable[str] = (),
 ) -> Target:
-    """Which version to lint for, first found wins: --target (or the settings file), the version the
-    file itself records (an ms-swift args.json), a copy of the framework inside the repository, the
-    installed package, the repository's pin, the newest known release. Versions between releases
-    are linted as the release below them."""
+    """Which release to lint for, and whether the repository shows it or grpo-lint assumes it.
+
+    First found wins: --target (or the settings file); the version the file itself records (an ms-swift
+    args.json); a copy of the framework inside the repository; what the repository states for the file's
+    folder (a pin, a lock, an install line: see grpo_lint.workspace.pins); the release installed beside
+    grpo-lint. A statement that allows several releases (a range, a pre-release, a git commit, a bare
+    `trl`) or no statement at all leaves the release assumed: grpo-lint takes the newest release the
+    statement allows in which every key the config writes exists (a config that writes
+    `max_prompt_length` was not written for a TRL that removed it), and says so. A copy older than any
+    known release, or one without a version, runs a release grpo-lint does not know at all."""
     if framework in explicit:
         return explicit[framework]
     if file_version:
@@ -154,27 +170,88 @@ def resolve_target(
         except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
             version = None
         if version is not None and version >= FIRST_GRPO[framework]:
-            return _known(framework, version, "recorded in the file")
+            return _known(framework, version, "recorded in the file", keys)
     fork = repository.fork(framework) if repository is not None else None
     if fork is not None:
         where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
-        if fork.version is not None:
-            return _known(framework, fork.version, where)._replace(fork=fork)  # its version, mapped to a release
-        why = f"{where} states no version"
-        return Target(framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork, uncertain=why)
-    version = installed_version(framework)
-    if version is not None and version >= FIRST_GRPO[framework]:
-        return _known(framework, version, "installed")
-    pin = repository.pin(framework) if repository is not None else None
-    if pin is not None and pin.version is None:
-        # A git commit: its release cannot be told offline. The checks run against the newest known
-        # release, and what depends on the release is not an error (see UNCERTAIN_SEVERITY).
-        where = f"{pin.provenance}, release unknown; linted as the newest known"
-        why = f"{pin.provenance} names no release grpo-lint can tell"
-        return Target(framework, NEWEST_KNOWN[framework], where, uncertain=why)
-    if pin is not None and pin.version is not None and pin.version >= FIRST_GRPO[framework]:
-        return _known(framework, pin.version, pin.provenance)
-    return Target(framework, NEWEST_KNOWN[framework], "newest known")
+        if not fork.mapped:
+            why = f"{where} has a configuration schema grpo-lint cannot read (GRPO011)"
+            version = fork.version or NEWEST_KNOWN[framework]
+            return Target(framework, release_below(framework, version), where, fork, uncertain=why, unknown=True)
+        if fork.version is None:
+            why = f"{where} states no version"
+            return Target(
+                framework, NEWEST_KNOWN[framework], f"{where}, version unknown", fork, uncertain=why, unknown=True
+            )
+        return _known(framework, fork.version, where, keys)._replace(fork=fork)
+    pin, note = repository.statement(framework, path) if repository is not None else (None, "")
+    installed = installed_version(framework)
+    if pin is not None:
+        if pin.commit:
+            why = f"{pin.provenance} names no release grpo-lint can tell"
+            return _assumed(framework, releases(framework), keys, pin.provenance, why)._replace(note=note)
+        if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
+            target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact)
+            if installed is not None and installed != pin.version and target.basis == "shown":
+                extra = f"the installed {DISPLAY[framework]} {installed} differs; the repository's statement is used"
+                note = f"{note}; {extra}" if note else extra
+            return target._replace(note=note)
+    if installed is not None and installed >= FIRST_GRPO[framework]:
+        return _known(framework, installed, "installed", keys)._replace(note=note)
+    why = note or f"nothing in the repository states which {DISPLAY[framework]} release it runs"
+    return _assumed(framework, releases(framework), keys, "", why)
+
+
+def _assumed(framework: str, allowed: tuple[Version, ...], keys: Iterable[str], stated: str, why: str) -> Target:
+    """The newest of the `allowed` releases in which every key of the config exists (all of them when
+    no release has every key), as an assumption that names why."""
+    fit = fitting(framework, allowed, keys)
+    window = fit or allowed or releases(framework)
+    version = window[-1]
+    shown = f"{stated}: " if stated else ""
+    if fit and len(fit) < len(allowed):
+        source = f"{shown}assumed {version}, the newest release in which every key this config writes exists"
+    else:
+        source = f"{shown}assumed {version}, the newest {'allowed' if stated else 'known'}"
+    return Target(
+        framework, version, source, uncertain=why, allows=tuple(v for v in window if v >= FIRST_GRPO[framework])
+    )
+
+
+def fitting(framework: str, allowed: tuple[Version, ...], keys: Iterable[str]) -> tuple[Version, ...]:
+    """The `allowed` releases in which every one of `keys` that some release has exists."""
+    table = _table(framework)
+    if table is None:
+        return allowed
+    since: Version | None = None
+    until: Version | None = None
+    for key in keys:
+        spec = table.get(key.lstrip("-").replace("-", "_") if framework != "verl" else key.lstrip("+~"))
+        if spec is None:
+            continue
+        if spec.since is not None and (since is None or _v(spec.since) > since):
+            since = _v(spec.since)
+        if spec.removed is not None and (until is None or _v(spec.removed) < until):
+            until = _v(spec.removed)
+    return tuple(v for v in allowed if (since is None or v >= since) and (until is None or v < until))
+
+
+def _table(framework: str) -> Any:
+    if framework == "trl":
+        from grpo_lint.frameworks.trl.fields import trl_table
+
+        return trl_table()
+    if framework == "swift":
+        from grpo_lint.frameworks.swift.fields import swift_table
+
+        return swift_table()
+    if framework == "openrlhf":
+        from grpo_lint.frameworks.openrlhf.fields import openrlhf_table
+
+        return openrlhf_table()
+    from grpo_lint.frameworks.verl.fields import verl_table
+
+    return verl_table("fsdp")
 
 
 class Repository(Protocol):
@@ -182,23 +259,54 @@ class Repository(Protocol):
 
     def fork(self, framework: str) -> Fork | None: ...
 
-    def pin(self, framework: str) -> Pin | None: ...
+    def statement(self, framework: str, path: str = "") -> tuple[Pin | None, str]: ...
 
 
-def _known(framework: str, version: Version, source: str) -> Target:
-    """A target at a release grpo-lint knows; other versions map to the release below them. A version
-    older than every known release is linted as the oldest, which is not the release it runs."""
-    release = release_below(framework, version)
-    if release > version:
+def _known(
+    framework: str,
+    version: Version,
+    source: str,
+    keys: Iterable[str] = (),
+    allows: tuple[Version, ...] = (),
+    exact: bool = True,
+) -> Target:
+    """A target at a stated version. A release grpo-lint knows is shown; a version between releases (a
+    pre-release of R: the release below it or R) and a range are assumptions within what they allow; a
+    version older than every known release is one grpo-lint does not know."""
+    known = releases(framework)
+    allows = allows or around(framework, version)
+    if version < known[0] and (exact or not allows):
+        release = known[0]
+        why = f"{source} is {DISPLAY[framework]} {version}, older than any release grpo-lint knows ({release})"
         return Target(
             framework,
             release,
-            f"{source}: {version}, older than any release grpo-lint knows; linted as {release}",
-            uncertain=f"{source} is {DISPLAY[framework]} {version}, older than any release grpo-lint knows ({release})",
+            f"{source}: {version}, older than any release grpo-lint knows; its own checks are not modelled",
+            uncertain=why,
+            unknown=True,
         )
-    if release != version:
-        source = f"{source}: {version}, linted as the release below it"
-    return Target(framework, release, source)
+    if exact and version in known:
+        return Target(framework, version, source)
+    if exact:
+        why = f"{source} is {version}, which lies between releases"
+        return _assumed(framework, allows, keys, source, why)
+    why = f"{source} allows several releases"
+    return _assumed(framework, allows, keys, source, why)
+
+
+def around(framework: str, version: Version) -> tuple[Version, ...]:
+    """The known releases a version may stand for: itself when it is one; for a pre-release or dev
+    version of R, the release below it and R (its features are on their way to R); for any other
+    version between releases, the release below it."""
+    known = releases(framework)
+    if version in known:
+        return (version,)
+    below = release_below(framework, version)
+    if version.is_prerelease or version.is_devrelease:
+        final = Version(version.base_version)
+        if final in known and final != below:
+            return (below, final) if below < final else (final,)
+    return (below,)
 
 
 def releases(framework: str) -> tuple[Version, ...]:

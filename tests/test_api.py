@@ -25,7 +25,13 @@ def test_the_target_and_framework_can_be_given():
     report = grpo_lint.check({"num_generations": 1}, target="trl==0.14.0", world_size=1)
     assert [(d.code, d.severity.label) for d in report] == [("GRPO101", "warning")]  # 0.14 accepts it
     swift = grpo_lint.check({"num_generations": 3, "per_device_train_batch_size": 2}, framework="swift", world_size=1)
-    assert "GRPO102" in {d.code for d in swift.errors}
+    # without ms-swift installed and no target the release is an assumption; every release that fits rejects it
+    (error,) = swift.errors
+    assert error.code == "GRPO102" and "this holds for both ends of the ms-swift releases" in error.message
+    pinned = grpo_lint.check(
+        {"num_generations": 3, "per_device_train_batch_size": 2}, target="swift==4.6.0", world_size=1
+    )
+    assert "GRPO102" in {d.code for d in pinned.errors}
     with pytest.raises(ValueError, match="framework must be one of"):
         grpo_lint.check({}, framework="deepspeed")
     with pytest.raises(TypeError, match="takes a mapping"):

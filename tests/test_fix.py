@@ -169,8 +169,8 @@ def test_unsafe_fixes_that_depend_on_each_other_are_applied_in_turn(tmp_path):
         "  actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2 trainer.n_gpus_per_node=4 trainer.nnodes=1\n"
     )
     path = write(tmp_path, "run.sh", script)
-    assert run_cli("run.sh", cwd=tmp_path).returncode == 1
-    done = run_cli("run.sh", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    assert run_cli("run.sh", "--target", "verl==0.9.1", cwd=tmp_path).returncode == 1
+    done = run_cli("run.sh", "--fix", "--unsafe-fixes", "--target", "verl==0.9.1", cwd=tmp_path)
     assert done.returncode == 0, done.stdout
     fixed = path.read_text()
     assert "data.train_batch_size=16 " in fixed and "ppo_mini_batch_size=16 " in fixed

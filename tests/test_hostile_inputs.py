@@ -61,12 +61,18 @@ FAMILIES: dict[str, str] = {
     # batch sizes large enough that a search over candidate sizes would never end
     "huge_verl_batch.sh": (
         "python3 -m verl.trainer.main_ppo data.train_batch_size=" + "9" * 28 + " actor_rollout_ref.rollout.n=3 "
-        "actor_rollout_ref.actor.ppo_mini_batch_size=" + "7" * 27 + " actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=5"
+        "actor_rollout_ref.actor.ppo_mini_batch_size="
+        + "7"
+        * 27
+        + " actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=5"
         " trainer.n_gpus_per_node=7\n"
     ),
     "huge_openrlhf_batch.sh": (
-        "python3 -m openrlhf.cli.train_ppo_ray --advantage_estimator group_norm --rollout_batch_size " + "9" * 28
-        + " --n_samples_per_prompt 7 --train_batch_size " + "8" * 27 + "\n"
+        "python3 -m openrlhf.cli.train_ppo_ray --advantage_estimator group_norm --rollout_batch_size "
+        + "9" * 28
+        + " --n_samples_per_prompt 7 --train_batch_size "
+        + "8" * 27
+        + "\n"
     ),
     # nesting
     "deep_flow.yaml": "a: " + "[" * 200_000 + "]" * 200_000 + "\n",  # SIGSEGV in libyaml unguarded
@@ -95,7 +101,9 @@ FAMILIES: dict[str, str] = {
     "continued.sh": "python3 -m openrlhf.cli.train_ppo_ray \\\n"
     + "".join(f"  --{f} 1 \\\n" for f in ("micro_train_batch_size", "actor_num_gpus_per_node") * 10_000)
     + "  --n_samples_per_prompt 4\n",
-    "continued_keys.sh": "trl grpo \\\n" + "".join(f"  --num_generation{i} 2 \\\n" for i in range(20_000)) + "  --x 1\n",
+    "continued_keys.sh": "trl grpo \\\n"
+    + "".join(f"  --num_generation{i} 2 \\\n" for i in range(20_000))
+    + "  --x 1\n",
 }
 
 

@@ -68,15 +68,27 @@ def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monke
     # torch_dtype and max_prompt_length were removed in TRL 0.27/0.28, not in the pinned 0.18.0
     assert status == 0 and codes(report) == []
     assert report["summary"]["targets"] == [
-        {"framework": "trl", "version": "0.18.0", "source": "setup.py: trl[vllm]==0.18.0", "release_known": True}
+        {
+            "framework": "trl",
+            "version": "0.18.0",
+            "source": "setup.py:1 trl[vllm]==0.18.0",
+            "release_known": True,
+            "basis": "shown",
+            "assumed": "",
+            "note": "",
+        }
     ]
     monkeypatch.chdir(tmp_path)
     text = CliRunner().invoke(main, ["--isolated", "."]).output
-    assert "against TRL 0.18.0 (setup.py: trl[vllm]==0.18.0)" in text
-    # Without the pin the newest release is the target, and both keys are gone there.
+    assert "against TRL 0.18.0 (setup.py:1 trl[vllm]==0.18.0)" in text
+    # Without the pin nothing states the release: it is assumed, as the newest release in which every key the
+    # config writes exists (both were removed in 0.27/0.28), and the summary says so.
     (tmp_path / "setup.py").unlink()
     status, report = lint(tmp_path, monkeypatch, ".")
-    assert status == 1 and codes(report) == ["GRPO004", "GRPO004"]
+    assert status == 0 and codes(report) == []
+    (target,) = report["summary"]["targets"]
+    assert target["version"] == "0.26.2" and target["release_known"] is False
+    assert "every key this config writes exists" in target["source"]
 
 
 def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp_path):
@@ -86,14 +98,16 @@ def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp
         "environment.yml": "dependencies:\n  - python=3.11\n  - pip:\n    - verl==0.6.1\n",
         "docker/REQUIRED_OPENRLHF.txt": "openrlhf>=0.9,<0.10\n",
     }
-    pins = find_pins(write(tmp_path, files), sorted(files))
+    statements = find_pins(write(tmp_path, files), sorted(files))
+    pins = {name: statements.choose(name)[0] for name in ("trl", "swift", "verl", "openrlhf")}
     assert {name: str(pin.version) for name, pin in pins.items()} == {
         "trl": "0.19.1",
         "swift": "3.12.6",
         "verl": "0.6.1",
         "openrlhf": "0.9.10",
     }
-    assert pins["verl"].provenance == "environment.yml: verl==0.6.1" and pins["verl"].exact
+    assert pins["verl"].provenance == "environment.yml verl==0.6.1" and pins["verl"].shown
+    assert not pins["trl"].shown and pins["trl"].allows[-1] == Version("0.19.1")  # a range: assumed
     assert pick("trl", SpecifierSet(">=99")) == (None, False)  # nothing known inside: no pin
 
 
@@ -108,37 +122,39 @@ def test_git_references_pin_the_release_their_tag_names_and_a_commit_pins_no_kno
         "trl @ git+ssh://git@github.com/huggingface/trl.git@v0.19.1": ("0.19.1", "git+ssh"),
     }
     for line, (version, provenance) in cases.items():
-        (pin,) = find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]).values()
+        (pin,) = find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]).pins
         assert (str(pin.version) if pin.version else None, pin.exact) == (version, True), line
-        assert provenance in pin.provenance
-    # A branch (or no ref) follows the newest release: no pin.
+        assert provenance in pin.provenance and pin.commit == (version is None)
+    # A branch (or no ref) follows the newest release: a statement that allows every release.
     for line in (
         "trl @ git+https://github.com/huggingface/trl.git@main",
         "trl @ git+https://github.com/huggingface/trl",
     ):
-        assert find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]) == {}
+        (pin,) = find_pins(write(tmp_path, {"requirements.txt": line + "\n"}), ["requirements.txt"]).pins
+        assert not pin.exact and not pin.shown and len(pin.allows) > 10
 
 
-def test_against_a_git_commit_only_release_independent_errors_stay_errors(tmp_path, monkeypatch, uninstalled):
+def test_against_a_git_commit_the_release_is_assumed_from_the_keys_the_config_writes(
+    tmp_path, monkeypatch, uninstalled
+):
     """X-R1 installs TRL from a commit between 0.15 and 0.16: keys removed later (vllm_device, gone in
-    0.18) must not block it, while a typo and greedy sampling are wrong in every release."""
+    0.18) must not block it, while a typo is wrong in every release. The release is assumed as the newest
+    in which every key exists, and errors that depend on it are warnings naming that assumption."""
     commit = "019fc6dbaa03b888f9d5c1845f0f690da8ed310c"
-    recipe = "vllm_device: auto\nnum_generations: 8\nper_device_train_batch_size: 8\ntemperatur: 0.9\n"
+    recipe = "vllm_device: auto\nnum_generations: 8\nper_device_train_batch_size: 7\ntemperatur: 0.9\n"
     files = {"requirements.txt": f"trl @ git+https://github.com/huggingface/trl.git@{commit}\n", "grpo.yaml": recipe}
-    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    status, report = lint(write(tmp_path, files), monkeypatch, "--world-size", "1", ".")
     found = {d["code"]: d for d in report["diagnostics"]}
-    assert status == 1 and found["GRPO002"]["severity"] == "error"
-    assert found["GRPO004"]["severity"] == "warning"
-    assert "names no release grpo-lint can tell" in found["GRPO004"]["message"]
+    assert status == 1 and found["GRPO002"]["severity"] == "error" and "GRPO004" not in found
+    assert found["GRPO102"]["severity"] == "warning"  # 7 completions in groups of 8: rejected from 0.15 on
+    assert "names no release grpo-lint can tell" in found["GRPO102"]["message"]
     (target,) = report["summary"]["targets"]
-    assert target["source"].startswith("requirements.txt: trl at git commit 019fc6dbaa03")
-    assert target["release_known"] is False
-    (tmp_path / "grpo.yaml").write_text(recipe.replace("temperatur", "temperature"))
-    status, report = lint(tmp_path, monkeypatch, ".")
-    assert status == 0 and [d["severity"] for d in report["diagnostics"]] == ["warning"]
-    # Told the release, the verdict is an error again.
-    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.19.1", ".")
-    assert status == 1 and codes(report) == ["GRPO004"]
+    assert target["source"].startswith("requirements.txt:1 trl at git commit 019fc6dbaa03")
+    assert target["version"] == "0.17.0" and target["release_known"] is False
+    # Told the release, the verdicts are errors, and the removed key is one too.
+    status, report = lint(tmp_path, monkeypatch, "--world-size", "1", "--target", "trl==0.19.1", ".")
+    assert status == 1 and codes(report) == ["GRPO002", "GRPO004", "GRPO102"]
+    assert {d["severity"] for d in report["diagnostics"]} == {"error"}
 
 
 def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
@@ -200,13 +216,14 @@ def test_a_vendored_verl_is_the_schema_and_its_own_files_are_not_user_configs(tm
     assert "actor_rollout_ref.rollout.n" in report["diagnostics"][0]["message"]
     assert "part of the copy of verl in verl/" in notes(report)["verl/trainer/config/broken.yaml"]
     (target,) = report["summary"]["targets"]
-    assert target["version"] == "0.7.1" and "the copy of verl in verl/" in target["source"]
-    assert "0.8.0.dev0, linted as the release below it" in target["source"]
+    # 0.8.0.dev: between 0.7.1 and 0.8.0, so assumed as the newest of the two that has every key written
+    assert target["version"] == "0.8.0" and "the copy of verl in verl/" in target["source"]
+    assert target["release_known"] is False
 
 
 def test_a_copy_older_than_any_known_release_keeps_only_release_independent_errors(tmp_path, monkeypatch, uninstalled):
     """Logic-RL and Search-R1 ship verl 0.1, which had no mini-batch assertion: what 0.4.0 (the oldest
-    release grpo-lint knows) rejects is a warning there, while greedy sampling stays an error."""
+    release grpo-lint knows) rejects says nothing of it, while greedy sampling stays an error."""
     script = (
         "python3 -m verl.trainer.main_ppo data.train_batch_size=16 actor_rollout_ref.actor.ppo_mini_batch_size=64 "
         "actor_rollout_ref.rollout.top_k=1\n"
@@ -224,10 +241,12 @@ def test_a_copy_older_than_any_known_release_keeps_only_release_independent_erro
     status, report = lint(tmp_path, monkeypatch, ".")
     found = {d["code"]: d for d in report["diagnostics"]}
     assert status == 1 and found["GRPO202"]["severity"] == "error"
-    assert found["GRPO109"]["severity"] == "warning"
-    assert "verl 0.1, older than any release grpo-lint knows (0.4.0)" in found["GRPO109"]["message"]
+    assert "GRPO109" not in found
     (target,) = report["summary"]["targets"]
-    assert "0.1, older than any release grpo-lint knows; linted as 0.4.0" in target["source"]
+    assert "0.1, older than any release grpo-lint knows" in target["source"] and target["release_known"] is False
+    monkeypatch.chdir(tmp_path)
+    shown = CliRunner().invoke(main, ["--isolated", "--verbose", "."]).output
+    assert "GRPO109: not checked: the verdict depends on the release" in shown
 
 
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(

@@ -379,8 +379,14 @@ def test_verl_and_openrlhf_examples_lint_as_documented():
     flat = ROOT / "examples" / "openrlhf" / "train_grpo_flat_0.10.sh"
     old = run_cli(str(flat), "--target", "openrlhf==0.10.1", "--format", "json")
     assert old.returncode == 1 and [d["code"] for d in json.loads(old.stdout)["diagnostics"]] == ["GRPO112"]
-    new = run_cli(str(flat), "--format", "json")
+    new = run_cli(str(flat), "--target", "openrlhf==0.11.2", "--format", "json")
     assert {d["code"] for d in json.loads(new.stdout)["diagnostics"]} == {"GRPO004", "GRPO112"}
+    # Nothing pins OpenRLHF: the release is assumed, the newest whose flags the script writes (flat: 0.10.1);
+    # the batch error holds from the oldest of those releases on, so it stays an error that says so.
+    assumed = json.loads(run_cli(str(flat), "--format", "json").stdout)
+    assert [(d["code"], d["severity"]) for d in assumed["diagnostics"]] == [("GRPO112", "error")]
+    assert "both ends of the OpenRLHF releases that fit this config" in assumed["diagnostics"][0]["message"]
+    assert assumed["summary"]["targets"][0]["version"] == "0.10.1"
 
 
 def test_framework_flag_accepts_verl_for_a_yaml_without_sections(tmp_path):

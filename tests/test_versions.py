@@ -75,9 +75,16 @@ def test_resolution_order(site):
     assert resolve_target("trl", explicit).version == Version("0.19.1")
     assert resolve_target("trl", {}).source == "installed"
     assert resolve_target("swift", {}, file_version="3.8.1").version == Version("3.8.1")
-    assert resolve_target("swift", {}).version == versions.NEWEST_KNOWN["swift"]
+    newest = resolve_target("swift", {})
+    assert newest.version == versions.NEWEST_KNOWN["swift"] and newest.basis == "assumed"
+    assert newest.uncertain == "nothing in the repository states which ms-swift release it runs"
     # A version too old to have GRPO is not a usable target; the next source decides.
-    assert resolve_target("swift", {}, file_version="2.6.0").source == "newest known"
+    assert resolve_target("swift", {}, file_version="2.6.0").source == "assumed 4.6.0, the newest known"
+    # Nothing states the release: the newest in which every key written exists (vllm_device left TRL in 0.18).
+    fits = resolve_target("trl", {"swift": parse_target("swift==4.6.0")}, keys=["vllm_device"])
+    assert fits.source == "installed"  # installed TRL 0.21.0 is shown, keys or not
+    old = resolve_target("openrlhf", {}, keys=["--bf16"])  # flat --bf16 is gone since 0.9.2
+    assert old.version == Version("0.9.1") and "every key this config writes exists" in old.source
 
 
 @pytest.mark.parametrize("text", ["trl", "trl=0.19", "torch==2.0", "trl==banana", "trl==0.13.0"])

@@ -90,11 +90,6 @@ SEVERITY_VARIES = {
 }
 
 
-# Rules whose verdict does not depend on the framework release. Against a release grpo-lint cannot
-# tell (a git-commit pin) every other error is reported as a warning.
-RELEASE_INDEPENDENT = frozenset({"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GRPO202", "GRPO501", "GRPO506"})
-
-
 def report(
     plan: RunPlan,
     code: str,

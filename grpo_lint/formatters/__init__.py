@@ -7,7 +7,7 @@ from grpo_lint.results import Report
 FORMATS = ("text", "concise", "json", "sarif", "github")
 
 
-def render(report: Report, fmt: str, color: bool = False, quiet: bool = False) -> str:
+def render(report: Report, fmt: str, color: bool = False, quiet: bool = False, verbose: bool = False) -> str:
     if fmt == "json":
         from grpo_lint.formatters.json_format import render_json
 
@@ -23,10 +23,10 @@ def render(report: Report, fmt: str, color: bool = False, quiet: bool = False) -
     if fmt == "concise":
         from grpo_lint.formatters.text import render_concise
 
-        return render_concise(report, quiet)
+        return render_concise(report, quiet, verbose)
     from grpo_lint.formatters.text import render_text
 
-    return render_text(report, color, quiet)
+    return render_text(report, color, quiet, verbose)
 
 
 def jsonable(value: object) -> object:

@@ -25,6 +25,7 @@ def render_json(report: Report) -> str:
                 "end_column": span.end_column if span else None,
                 "key": d.key,
                 "fix": _fix(d, report.unsafe_fixes),
+                "premises": premises(d),
             }
         )
     safe, unsafe = report.fixable()
@@ -37,18 +38,28 @@ def render_json(report: Report) -> str:
         "errors": report.count(Severity.ERROR),
         "warnings": report.count(Severity.WARNING),
         "infos": report.count(Severity.INFO),
-        "files": [{"path": f.path, "status": f.status, "note": f.note} for f in report.files],
+        "files": [
+            {"path": f.path, "status": f.status, "note": f.note, "not_checked": f.unchecked} for f in report.files
+        ],
         "targets": [
             {
                 "framework": t.framework,
                 "version": str(t.version),
                 "source": t.source,
                 "release_known": not t.uncertain,
+                "basis": t.basis,
+                "assumed": t.uncertain,
+                "note": t.note,
             }
             for t in report.targets()
         ],
     }
     return json.dumps(jsonable({"diagnostics": diagnostics, "summary": summary}), indent=2, allow_nan=False) + "\n"
+
+
+def premises(d: Diagnostic) -> list[dict[str, str]]:
+    """What the verdict takes as given: each premise, whether shown or assumed, and where."""
+    return [{"kind": p.kind, "basis": p.basis, "text": p.text} for p in d.premises]
 
 
 def _fix(d: Diagnostic, unsafe: bool) -> dict[str, object] | None:

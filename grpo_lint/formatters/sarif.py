@@ -51,6 +51,8 @@ def render_sarif(report: Report) -> str:
                             "version": str(t.version),
                             "source": t.source,
                             "release_known": not t.uncertain,
+                            "basis": t.basis,
+                            "assumed": t.uncertain,
                         }
                         for t in report.targets()
                     ]
@@ -99,6 +101,10 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         result["ruleIndex"] = index[d.code]
     if d.fixes:
         result["fixes"] = [_fix(f) for f in d.fixes]
+    if d.premises:
+        from grpo_lint.formatters.json_format import premises
+
+        result["properties"] = {"premises": premises(d)}
     return result
 
 

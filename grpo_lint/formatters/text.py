@@ -16,8 +16,9 @@ def _style(text: str, color: bool, **kw: object) -> str:
     return click.style(text, **kw)  # type: ignore[arg-type]
 
 
-def render_text(report: Report, color: bool = False, quiet: bool = False) -> str:
-    """Diagnostics with snippets and a summary line; `quiet` keeps only the diagnostics."""
+def render_text(report: Report, color: bool = False, quiet: bool = False, verbose: bool = False) -> str:
+    """Diagnostics with snippets and a summary line; `quiet` keeps only the diagnostics, `verbose` adds what
+    was not checked and why."""
     out: list[str] = []
     for result in report.files:
         lines = {result.path: result.text.splitlines() if result.text else []}
@@ -25,12 +26,40 @@ def render_text(report: Report, color: bool = False, quiet: bool = False) -> str
             lines[path] = text.splitlines()
         for diagnostic in result.diagnostics:
             out.extend(_render_one(diagnostic, lines.get(diagnostic.path, []), color, _mark(diagnostic, report)))
+    if verbose:
+        out.extend(not_checked(report))
     if not quiet:
         out.append(_summary(report, color))
     return "\n".join(out) + "\n" if out else ""
 
 
-def render_concise(report: Report, quiet: bool = False) -> str:
+def not_checked(report: Report) -> list[str]:
+    """What a run did not judge, and why: each skipped file, and rules whose premises were not shown."""
+    lines = []
+    for result in report.files:
+        if result.status == "skipped":
+            lines.append(f"{result.path}: skipped: {result.note}")
+        lines.extend(f"{result.path}: {why}" for why in result.unchecked)
+    return ["Not checked:", *(f"  {line}" for line in lines)] if lines else []
+
+
+def assumptions(report: Report) -> str:
+    """The premises a run assumed, named once: each release that no file showed."""
+    named = [
+        f"{t} ({t.uncertain}; "
+        + (
+            "rules whose verdict depends on the release did not report"
+            if t.unknown
+            else "an error that depends on the release is a warning unless the oldest release that fits gives it too"
+        )
+        + ")"
+        for t in report.targets()
+        if t.uncertain
+    ]
+    return ("\nAssumed: " + "; ".join(named) + ". Pin the release, or pass --target, to judge it.") if named else ""
+
+
+def render_concise(report: Report, quiet: bool = False, verbose: bool = False) -> str:
     """One line per diagnostic (`path:line:col: severity[code] message`), then the summary line."""
     out = [
         f"{d.path}:{d.span.line if d.span else 1}:{d.span.column if d.span else 1}: "
@@ -38,6 +67,8 @@ def render_concise(report: Report, quiet: bool = False) -> str:
         for result in report.files
         for d in result.diagnostics
     ]
+    if verbose:
+        out.extend(not_checked(report))
     if not quiet:
         out.append(_summary(report, False))
     return "\n".join(out) + "\n" if out else ""
@@ -106,8 +137,8 @@ def _summary(report: Report, color: bool) -> str:
     files += f"; {against}" if against else ""
     fixed = _fixed_line(report)
     if not found:
-        return fixed + _style("All checks passed", color, fg="green", bold=True) + f" ({files})."
-    return fixed + f"Found {', '.join(found)} ({files})." + _fixable_line(report)
+        return fixed + _style("All checks passed", color, fg="green", bold=True) + f" ({files})." + assumptions(report)
+    return fixed + f"Found {', '.join(found)} ({files})." + _fixable_line(report) + assumptions(report)
 
 
 def _fixed_line(report: Report) -> str:

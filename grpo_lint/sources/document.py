@@ -36,8 +36,8 @@ class Document:
     """A parsed config file."""
 
     __slots__ = (
-        "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "path", "record", "text",
-        "unknown",
+        "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path", "record",
+        "text", "unknown",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -60,6 +60,11 @@ class Document:
         # a launch script, "unsloth" for Python code that imports it); "" for a file linted alone or the
         # user's own script.
         self.entry = ""
+        # The program whose parser reads this config, and so the keys it may hold: "" for the framework's
+        # own (`trl grpo`, `swift rlhf`, verl's main_ppo), a description of a script's parser whose
+        # argument classes were all resolved (`train.py:38 TrlParser((ScriptArgs, GRPOConfig))`), or None
+        # when it is not known: then no key is reported unknown (grpo_lint.premises).
+        self.parser: str | None = ""
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

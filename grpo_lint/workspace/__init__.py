@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from grpo_lint.options import Options, PathPatterns
     from grpo_lint.versions import Fork
     from grpo_lint.workspace.arguments import RepoArguments
-    from grpo_lint.workspace.pins import Pin
+    from grpo_lint.workspace.pins import Pin, Statements
 
 __all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
 
@@ -49,7 +49,8 @@ class Workspace:
         return self._files
 
     @cached_property
-    def pins(self) -> dict[str, Pin]:
+    def pins(self) -> Statements:
+        """Every statement of a framework release the repository makes (see grpo_lint.workspace.pins)."""
         from grpo_lint.workspace.pins import find_pins
 
         return find_pins(self.root, self.files)
@@ -69,8 +70,13 @@ class Workspace:
     def fork(self, framework: str) -> Fork | None:
         return self.forks.get(framework)
 
+    def statement(self, framework: str, path: str | Path = "") -> tuple[Pin | None, str]:
+        """The statement of the framework's release that applies to a file (its nearest folder's), and
+        which one was used when several disagree."""
+        return self.pins.choose(framework, self.relative(path) if path else "")
+
     def pin(self, framework: str) -> Pin | None:
-        return self.pins.get(framework)
+        return self.statement(framework)[0]
 
     def relative(self, path: str | Path) -> str:
         """A path relative to the root, with `/` separators ('' outside the root)."""
@@ -89,7 +95,9 @@ class Workspace:
     def facts(self) -> list[str]:
         """What the workspace found, each with where it came from (for --show)."""
         facts = [f"repository root: {self.root}"]
-        facts += [f"pinned: {pin.provenance}" for pin in self.pins.values()]
+        facts += [f"stated: {pin.provenance}" for pin in self.pins.pins[:20]]
+        if len(self.pins.pins) > 20:
+            facts.append(f"stated: {len(self.pins.pins) - 20} more statements of a release")
         for fork in self.forks.values():
             state = f"version {fork.version}" if fork.version is not None else "version unknown"
             schema = "schema read from its own sources" if fork.mapped else "schema not readable (GRPO011)"

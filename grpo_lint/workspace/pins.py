@@ -1,10 +1,19 @@
-"""Framework versions a repository pins: requirements files, setup.py/setup.cfg/pyproject.toml
-dependencies, conda environment files, `REQUIRED_*.txt`, an ms-swift `args.json`.
+"""Where a repository states which framework release it runs, read from every place it can say so.
 
-Each pin keeps where it was written (`setup.py: trl[vllm]==0.18.0`). A range picks the newest
-known release inside it; a version between releases maps to the release below it. A git reference
-(`trl @ git+https://...@v0.16.0`, `-e git+...@REF#egg=trl`) pins the release its tag names; a commit
-pins a version grpo-lint cannot tell (`version` None), and a branch follows the newest release.
+- dependency and lock files in any folder: `requirements*.txt` / `*.in` / `constraints*.txt` /
+  `REQUIRED_*.txt` (including `pip freeze` output, whose editable installs are recorded as comments:
+  `# Editable install with no version control (ms_swift==3.7.0.dev0)`), `setup.py` (any requirement
+  string), `setup.cfg`, `pyproject.toml` (PEP 621, dependency groups, Poetry, `[tool.uv.sources]`),
+  conda environment files of any name (a YAML with `dependencies:` and a `pip:` list), `uv.lock` and
+  `poetry.lock`, an ms-swift `args.json`;
+- install lines in scripts, Dockerfiles, notebooks and text files (`pip install trl==0.19.1`,
+  `uv pip install`, `!pip`, `%pip`, `RUN pip install`, `PIP_INSTALL=pip install verl==0.7.1`);
+- install lines in the README and docs.
+
+Each statement keeps where it was written (`requirements.txt:4 trl==0.15.2`) and the folder it belongs
+to: a monorepo's recipes pin their own releases, and a file is linted against the statement of its
+nearest folder (see `choose`). A range allows the releases inside it; a pre-release (`0.7.0.dev0`) lies
+between the release below it and the release it leads to; a git commit names no release at all.
 """
 
 from __future__ import annotations
@@ -21,172 +30,342 @@ from packaging.version import InvalidVersion, Version
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.reading import read_file
+from grpo_lint.versions import around
 
 _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
-_REQUIREMENT_FILE = re.compile(r"(^|/)(requirements[^/]*\.txt|required_[^/]*\.txt|[^/]*requirements\.in)$", re.I)
+# The names as they appear in text, for a cheap look before a file is read line by line.
+_NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
+_REQUIREMENT_FILE = re.compile(
+    r"(^|/)(requirements[^/]*\.(txt|in)|[^/]*[-_.]requirements?\.(txt|in)|constraints[^/]*\.txt|required_[^/]*\.txt)$",
+    re.I,
+)
 _MAX_PIN_FILE = 512 * 1024
+_MAX_DEPTH = 8  # folders below the root that are searched for statements
 # `name[extras] specifiers ; markers` (PEP 508 without URLs): packaging.specifiers judges the versions.
 # (packaging.requirements would do the same at 25 ms of import on every pre-commit run.)
 _REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;@]*?)\s*(?:;.*)?$")
-_MAX_DEPTH = 2  # pins live at the root or one or two folders down (requirements/, docker/)
 # PEP 508 direct references (`trl[vllm] @ git+https://...@REF`) and pip's `git+URL@REF#egg=trl`.
 _DIRECT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*(\S+)")
 _EGG = re.compile(r"^(?:-e\s+|--editable\s+)?(\w+\+\S+?)#(?:.*&)?egg=([A-Za-z0-9._-]+)")
 _TAG = re.compile(r"^v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)$")
 _COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+# `pip install ...`, `pip3 install`, `python -m pip install`, `uv pip install`, `uv add`, after `!`/`%`/RUN.
+_INSTALL = re.compile(r"(?:\bpip3?|\bpython3?\s+-m\s+pip|\buv\s+pip)\s+install\s+(.*)|\buv\s+add\s+(.*)")
+_PIP_VALUE_OPTIONS = frozenset({
+    "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--constraint", "-r", "--requirement",
+    "-t", "--target", "--prefix", "--root", "--python-version", "--platform", "--implementation", "--abi",
+    "--trusted-host", "--src", "--upgrade-strategy", "--progress-bar", "--cache-dir", "--python", "-p",
+    "--config-settings", "-C", "--global-option", "--install-option", "--log",
+})  # fmt: skip
+_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=(?!=)")  # `VAR=value` in front of a command: no requirement
+_FREEZE_COMMENT = re.compile(r"^#\s*Editable install[^(]*\(\s*([A-Za-z0-9._-]+==[^\s)]+)\s*\)")
+_LOCK_ENTRY = re.compile(r'^name\s*=\s*"([A-Za-z0-9._-]+)"\s*\nversion\s*=\s*"([^"]+)"', re.M)
+
+# How much a statement says, best first: a dependency or lock file, an install line in a script, a
+# Dockerfile or a notebook, an install line in the docs.
+DEPENDENCY, INSTALL, DOCS = 0, 1, 2
 
 
 class Pin(NamedTuple):
     framework: str
-    version: Version | None  # None: a git commit, whose release is not known
-    provenance: str  # `setup.py: trl==0.18.0`
-    exact: bool  # `==` (or a conda `=`, a git tag or commit), not a range
+    version: Version | None  # the release it selects: the pinned one, or the newest known it allows
+    provenance: str  # `requirements.txt:4 trl==0.15.2`
+    exact: bool  # names one version (`==`, a conda `=`, a lock entry, a git tag or commit)
+    folder: str = ""  # the folder the statement belongs to, relative to the root ("" = the root)
+    kind: int = DEPENDENCY
+    allows: tuple[Version, ...] = ()  # the known releases it admits, oldest first (a range, a pre-release)
+    commit: bool = False  # a git commit: no release grpo-lint can tell
+
+    @property
+    def shown(self) -> bool:
+        """Whether the statement names the release that runs (an exact pin of a release, a tag)."""
+        return self.exact and not self.commit and len(self.allows) == 1
 
 
-def find_pins(root: Path, files: list[str]) -> dict[str, Pin]:
-    """The version each framework is pinned to, exact pins first, then the shallowest file."""
-    found: list[tuple[int, int, str, Pin]] = []
+class Statements(NamedTuple):
+    """Every statement of a repository, and what `choose` makes of them for one file."""
+
+    pins: list[Pin]
+
+    def uses(self, framework: str) -> Pin | None:
+        """A statement that the repository depends on the framework at all (any, even unpinned)."""
+        return next((p for p in self.pins if p.framework == framework), None)
+
+    def choose(self, framework: str, relative: str = "") -> tuple[Pin | None, str]:
+        """The statement for a file (`relative` to the root): the best of its nearest folder that states
+        one, else of the whole repository when every folder agrees. Also why, when several disagree."""
+        mine = [p for p in self.pins if p.framework == framework]
+        if not mine:
+            return None, ""
+        folder = relative.rpartition("/")[0]
+        while True:
+            here = [p for p in mine if p.folder == folder]
+            if here:
+                return _best(here), _disagreement(here)
+            if not folder:
+                break
+            folder = folder.rpartition("/")[0]
+        # Statements only in other folders (a monorepo's recipes): they speak for this file only if they agree.
+        versions = {p.version for p in mine if p.version is not None and p.exact}
+        if len(versions) > 1:
+            shown = ", ".join(f"{p.folder or '.'}/ {p.version}" for p in sorted(mine, key=_rank)[:4])
+            return None, f"the repository pins several releases in other folders ({shown}), none for this file"
+        return _best(mine), _disagreement(mine)
+
+
+def _rank(pin: Pin) -> tuple[int, int, int, str]:
+    return (0 if pin.exact else 1, pin.kind, pin.folder.count("/"), pin.provenance)
+
+
+def _best(pins: list[Pin]) -> Pin:
+    return min(pins, key=_rank)
+
+
+def _disagreement(pins: list[Pin]) -> str:
+    """Which statement was used and why, when statements of the same place name other releases."""
+    best = _best(pins)
+    others = sorted({p.provenance for p in pins if p.exact and p.version != best.version and p is not best})
+    if not others or not best.exact:
+        return ""
+    why = {DEPENDENCY: "a dependency file", INSTALL: "an install line", DOCS: "the docs"}[best.kind]
+    return f"{best.provenance} is used ({why}); also stated: {'; '.join(others[:3])}"
+
+
+def find_pins(root: Path, files: list[str]) -> Statements:
+    """Every statement of a framework release in the repository's files."""
+    found: list[Pin] = []
     for name in files:
-        depth = name.count("/")
-        if depth > _MAX_DEPTH:
+        if name.count("/") > _MAX_DEPTH:
             continue
-        for pin in _pins_in(root / name, name, root):
-            found.append((0 if pin.exact else 1, depth, name, pin))
-    chosen: dict[str, Pin] = {}
-    for _, _, _, pin in sorted(found, key=lambda row: row[:3]):
-        chosen.setdefault(pin.framework, pin)
-    return chosen
+        reader = _reader(name)
+        if reader is None:
+            continue
+        data = read_file(root / name, _MAX_PIN_FILE, within=root)
+        if isinstance(data, ReadProblem) or not any(needle in data for needle in _NEEDLES):
+            continue
+        if reader is _conda and b"dependencies" not in data:
+            continue  # a YAML that is no environment file
+        text = data.decode("utf-8", "replace")
+        folder = name.rpartition("/")[0]
+        try:
+            for line, written, kind in reader(text):
+                pin = _pin(written, f"{name}:{line}" if line else name, kind)
+                if pin is not None:
+                    found.append(pin._replace(folder=folder))
+        except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError, MemoryError):
+            continue
+    return Statements(found)
 
 
-def _pins_in(path: Path, name: str, root: Path) -> list[Pin]:
+Lines = list[tuple[int | str, str, int]]  # (line number, "cell 3:2" or 0, requirement text, kind)
+
+
+def _reader(name: str):  # type: ignore[no-untyped-def]
     base = name.rpartition("/")[2].lower()
-    reader = None
     if _REQUIREMENT_FILE.search(name):
-        reader = _requirements
-    elif base == "setup.py":
-        reader = _setup_py
-    elif base == "setup.cfg":
-        reader = _setup_cfg
-    elif base == "pyproject.toml":
-        reader = _pyproject
-    elif base in ("environment.yml", "environment.yaml", "conda.yml", "conda.yaml"):
-        reader = _conda
-    elif base == "args.json":
-        reader = _args_json
-    if reader is None:
-        return []
-    data = read_file(path, _MAX_PIN_FILE, within=root)
-    if isinstance(data, ReadProblem):
-        return []
-    text = data.decode("utf-8", "replace")
-    try:
-        return [pin for line in reader(text) if (pin := _pin(line, name)) is not None]
-    except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError):
-        return []
+        return _requirements
+    readers = {
+        "setup.py": _setup_py,
+        "setup.cfg": _setup_cfg,
+        "pyproject.toml": _pyproject,
+        "args.json": _args_json,
+        "uv.lock": _lock,
+        "poetry.lock": _lock,
+    }
+    if base in readers:
+        return readers[base]
+    if base.endswith((".yml", ".yaml")):
+        return _conda  # of any name: read when it has a `dependencies` list
+    if base.endswith(".ipynb"):
+        return _notebook
+    if base.startswith("dockerfile") or base.endswith((".dockerfile", ".sh", ".bash", ".txt")) or base == "makefile":
+        return _install_lines
+    if base.endswith((".md", ".rst")):
+        return _docs
+    return None
 
 
-def _pin(text: str, name: str) -> Pin | None:
-    text = text.strip()
+def _pin(text: str, where: str, kind: int) -> Pin | None:
+    text = text.strip().strip("\"'")
     if not text or text.startswith("#"):
         return None
     text = text.split(" #", 1)[0].strip()
-    if "+" in text and (pin := _git_pin(text, name)) is not None:
+    if "+" in text and (pin := _git_pin(text, where, kind)) is not None:
         return pin
     if text.startswith("-"):
         return None
     match = _REQUIREMENT.match(text)
     if match is None:
         return None
-    framework = _PROJECTS.get(match.group(1).lower().replace(".", "-").replace("_", "-"))
+    framework = _framework(match.group(1))
     if framework is None:
         return None
+    specifier_text = match.group(2).replace(" ", "").strip("()")
     try:
-        specifier = SpecifierSet(match.group(2).replace(" ", "").strip("()"))
+        specifier = SpecifierSet(specifier_text)
     except InvalidSpecifier:
         return None
-    version, exact = pick(framework, specifier)
-    if version is None:
+    return _selected(framework, specifier, f"{where} {text}", kind)
+
+
+def _framework(project: str) -> str | None:
+    return _PROJECTS.get(project.lower().replace(".", "-").replace("_", "-"))
+
+
+def _selected(framework: str, specifier: SpecifierSet, provenance: str, kind: int) -> Pin | None:
+    """What a specifier says: `==X` one version (a pre-release: the releases around it), a range the
+    known releases inside it (the newest selected), nothing at all (`trl`) every known release."""
+    from grpo_lint.versions import releases
+
+    known = releases(framework)
+    for spec in specifier:
+        if spec.operator in ("==", "===") and "*" not in spec.version:
+            try:
+                version = Version(spec.version)
+            except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
+                return None
+            return Pin(framework, version, provenance, True, kind=kind, allows=around(framework, version))
+    inside = tuple(v for v in known if specifier.contains(v, prereleases=True))
+    if not inside:
         return None
-    return Pin(framework, version, f"{name}: {text}", exact)
+    return Pin(framework, inside[-1], provenance, False, kind=kind, allows=inside)
 
 
-def _git_pin(text: str, name: str) -> Pin | None:
+def _git_pin(text: str, where: str, kind: int) -> Pin | None:
     """`trl @ git+https://github.com/huggingface/trl.git@REF` or `-e git+...@REF#egg=trl`: a tag names
-    its release; a commit pins a version that cannot be told offline; a branch (or none) follows the
-    newest release, so it is no pin."""
+    its release; a commit names none grpo-lint can tell offline; a branch (or none) follows the
+    newest release."""
     if direct := _DIRECT.match(text):
         project, url = direct.group(1), direct.group(2)
     elif egg := _EGG.match(text):
         project, url = egg.group(2), egg.group(1)
     else:
         return None
-    framework = _PROJECTS.get(project.lower().replace(".", "-").replace("_", "-"))
+    framework = _framework(project)
     if framework is None or not url.startswith("git+"):
         return None
     path = url.split("#", 1)[0].split("://", 1)[-1]
     ref = path.rpartition("@")[2] if "@" in path.partition("/")[2] else ""
     if tag := _TAG.match(ref):
         try:
-            return Pin(framework, Version(tag.group(1)), f"{name}: {text}", True)
+            version = Version(tag.group(1))
         except (InvalidVersion, ValueError):
             return None
+        return Pin(framework, version, f"{where} {text}", True, kind=kind, allows=around(framework, version))
     if _COMMIT.match(ref):
-        return Pin(framework, None, f"{name}: {project} at git commit {ref[:12]}", True)
-    return None
+        return Pin(framework, None, f"{where} {project} at git commit {ref[:12]}", True, kind=kind, commit=True)
+    return _selected(framework, SpecifierSet(""), f"{where} {project} from git ({ref or 'default branch'})", kind)
 
 
 def pick(framework: str, specifier: SpecifierSet) -> tuple[Version | None, bool]:
     """The version a specifier selects: the pinned one for `==X`, else the newest known inside."""
-    from grpo_lint.versions import releases
-
-    for spec in specifier:
-        if spec.operator in ("==", "===") and "*" not in spec.version:
-            try:
-                return Version(spec.version), True
-            except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
-                return None, False
-    inside = [v for v in releases(framework) if specifier.contains(v, prereleases=True)]
-    return (max(inside), False) if inside and str(specifier) else (None, False)
+    pin = _selected(framework, specifier, "", DEPENDENCY) if str(specifier) else None
+    return (pin.version, pin.exact) if pin is not None else (None, False)
 
 
-def _requirements(text: str) -> list[str]:
-    return text.splitlines()
+# --- readers: each gives (line, requirement text, kind) ------------------------------------------
 
 
-def _setup_py(text: str) -> list[str]:
+def _requirements(text: str) -> Lines:
+    lines: Lines = []
+    for number, line in enumerate(text.splitlines(), 1):
+        stripped = line.strip()
+        if frozen := _FREEZE_COMMENT.match(stripped):
+            lines.append((number, frozen.group(1), DEPENDENCY))
+        elif _INSTALL.search(stripped):
+            lines.extend((number, item, DEPENDENCY) for item in _install_arguments(stripped))
+        else:
+            lines.append((number, stripped, DEPENDENCY))
+    return lines
+
+
+def _install_arguments(line: str) -> list[str]:
+    """The requirements a `pip install ...` line names (options and their values left out)."""
+    match = _INSTALL.search(line)
+    if match is None:
+        return []
+    rest = match.group(1) if match.group(1) is not None else match.group(2)
+    rest = re.split(r"\s(?:&&|\|\||;|\||#)|[;&|]\s|\s\\$", " " + rest)[0]
+    words = [w.strip("\"'") for w in rest.split()]
+    found: list[str] = []
+    skip = False
+    for index, word in enumerate(words):
+        if skip:
+            skip = False
+            continue
+        if word in _PIP_VALUE_OPTIONS:
+            skip = True
+            continue
+        if word in ("-e", "--editable") and index + 1 < len(words):
+            found.append(f"-e {words[index + 1]}")
+            skip = True
+            continue
+        if word.startswith("-") or _ASSIGNMENT.match(word):
+            continue
+        found.append(word)
+    return found
+
+
+def _install_lines(text: str) -> Lines:
+    return [
+        (number, item, INSTALL)
+        for number, line in enumerate(text.splitlines(), 1)
+        if "install" in line and not line.lstrip().startswith("#")
+        for item in _install_arguments(line)
+    ]
+
+
+def _docs(text: str) -> Lines:
+    return [(number, item, DOCS) for number, item, _ in _install_lines(text)]
+
+
+def _notebook(text: str) -> Lines:
+    """Install cells of a notebook (`!pip install`, `%pip install`, `!uv pip install`), by cell."""
+    from grpo_lint.sources.notebook import code_cells
+
+    lines: Lines = []
+    for cell in code_cells(text):
+        for offset, line in enumerate(cell.source.splitlines(), 1):
+            if "install" in line and line.lstrip().startswith(("!", "%")):
+                lines.extend((f"cell {cell.number}:{offset}", item, INSTALL) for item in _install_arguments(line))
+    return lines
+
+
+def _setup_py(text: str) -> Lines:
     """Every string constant that reads as a requirement (open-r1 keeps them in a `_deps` list)."""
     return [
-        node.value
+        (node.lineno, node.value, DEPENDENCY)
         for node in ast.walk(ast.parse(text))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200
     ]
 
 
-def _setup_cfg(text: str) -> list[str]:
+def _setup_cfg(text: str) -> Lines:
     import configparser
 
     parser = configparser.ConfigParser(interpolation=None)
     parser.read_string(text)
-    lines: list[str] = []
+    lines: Lines = []
     for section in parser.sections():
         if section == "options" or section.startswith("options.extras_require"):
             for key, value in parser.items(section):
                 if key in ("install_requires",) or section.startswith("options.extras_require"):
-                    lines.extend(value.splitlines())
+                    lines.extend((0, item, DEPENDENCY) for item in value.splitlines())
     return lines
 
 
-def _pyproject(text: str) -> list[str]:
+def _pyproject(text: str) -> Lines:
     import tomllib
 
     data = tomllib.loads(text)
     project = data.get("project", {})
-    lines = list(project.get("dependencies", []))
+    items = list(project.get("dependencies", []))
     for extra in project.get("optional-dependencies", {}).values():
-        lines.extend(extra)
+        items.extend(extra)
     for group in data.get("dependency-groups", {}).values():
-        lines.extend(item for item in group if isinstance(item, str))
-    poetry = data.get("tool", {}).get("poetry", {})
+        items.extend(item for item in group if isinstance(item, str))
+    tool = data.get("tool", {})
+    poetry = tool.get("poetry", {})
     for table in (
         poetry.get("dependencies", {}),
         *[g.get("dependencies", {}) for g in poetry.get("group", {}).values()],
@@ -194,8 +373,19 @@ def _pyproject(text: str) -> list[str]:
         for package, spec in table.items():
             version = spec.get("version") if isinstance(spec, dict) else spec
             if isinstance(version, str):
-                lines.append(f"{package}{_poetry_specifier(version)}")
-    return lines
+                items.append(f"{package}{_poetry_specifier(version)}")
+            elif isinstance(spec, dict) and "git" in spec:
+                items.append(_git_source(package, spec))
+    # uv replaces a dependency's source: a git source is a fork (its tag names a release, else none)
+    for package, source in tool.get("uv", {}).get("sources", {}).items():
+        if isinstance(source, dict) and "git" in source:
+            items.append(_git_source(package, source))
+    return [(0, item, DEPENDENCY) for item in items if isinstance(item, str)]
+
+
+def _git_source(package: str, source: dict) -> str:
+    ref = source.get("tag") or source.get("rev") or source.get("branch") or ""
+    return f"{package} @ git+{source['git']}" + (f"@{ref}" if ref else "")
 
 
 def _poetry_specifier(text: str) -> str:
@@ -219,23 +409,33 @@ def _poetry_specifier(text: str) -> str:
     return text
 
 
-def _conda(text: str) -> list[str]:
+def _conda(text: str) -> Lines:
+    """A conda environment file of any name: its `dependencies` and their `pip:` list."""
     from grpo_lint.sources.yaml_guards import load_plain
 
     data = load_plain(text)
-    lines: list[str] = []
-    stack = list(data.get("dependencies", [])) if isinstance(data, dict) else []
+    lines: Lines = []
+    stack = list(data.get("dependencies", []) or []) if isinstance(data, dict) else []
     while stack:
         item = stack.pop(0)
         if isinstance(item, dict):
             stack.extend(item.get("pip", []) or [])
         elif isinstance(item, str):
             # conda's `trl=0.18.0` pins with one `=`; pip lines use PEP 440
-            lines.append(re.sub(r"^([A-Za-z0-9_.\-\[\]]+)=(?!=)([^=]+)$", r"\1==\2", item.strip()))
+            lines.append((0, re.sub(r"^([A-Za-z0-9_.\-\[\]]+)=(?!=)([^=]+)$", r"\1==\2", item.strip()), DEPENDENCY))
     return lines
 
 
-def _args_json(text: str) -> list[str]:
+def _lock(text: str) -> Lines:
+    """`uv.lock` / `poetry.lock`: the version each package was locked to."""
+    return [
+        (text.count("\n", 0, match.start()) + 1, f"{match.group(1)}=={match.group(2)}", DEPENDENCY)
+        for match in _LOCK_ENTRY.finditer(text)
+        if _framework(match.group(1)) is not None
+    ]
+
+
+def _args_json(text: str) -> Lines:
     data = json.loads(text, parse_int=integer)
     version = data.get("swift_version") if isinstance(data, dict) else None
-    return [f"ms-swift=={version}"] if isinstance(version, str) else []
+    return [(0, f"ms-swift=={version}", DEPENDENCY)] if isinstance(version, str) else []

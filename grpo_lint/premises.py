@@ -1,0 +1,127 @@
+"""Premises: what a report takes as given, whether the repository shows it, and what follows from that.
+
+A diagnostic is a conclusion from premises: *this file is read by framework X* through *this parser*,
+*at this release*, *with this many processes*. Each premise is **shown** (with the place that shows it:
+`requirements.txt:4 trl==0.15.2`, `train.sh:12 accelerate launch --num_processes 7`, `grpo.py:38
+TrlParser((ScriptArgs, GRPOConfig))`) or **assumed** (the newest release, a role guessed from the keys),
+and a release can be **unknown** altogether (a framework copy older than any release grpo-lint knows).
+
+Rules do not keep lists of exceptions for these cases; `decide` applies one policy to every rule:
+
+- a rule whose verdict depends on the release (every rule outside RELEASE_INDEPENDENT) reports nothing
+  against an unknown release, and at most a warning that names the assumption against an assumed one;
+- a closed-world key rule (an unknown key, a key removed or not yet added) reports nothing where the set
+  of keys the parser accepts is not shown: a repository's own script may define any key.
+
+What is not checked, and why, is kept for `--show` and `--verbose`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+from grpo_lint.diagnostics import Diagnostic, Severity
+
+if TYPE_CHECKING:
+    from grpo_lint.plan import RunPlan
+    from grpo_lint.versions import Target
+
+# Rules whose verdict does not depend on the framework release: a typo of a key no release has, greedy
+# or collapsed sampling, a file that cannot be read, a command cut short, an accelerate config that
+# contradicts itself, and grpo-lint's own failures.
+RELEASE_INDEPENDENT = frozenset({"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GRPO202", "GRPO501", "GRPO506"})
+# Rules that judge keys against the key set (and defaults) of the parser that reads the file: an unknown
+# key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
+# left unset. They need that key set to be shown; a framework copy inside the repository shows its own.
+KEY_RULES = frozenset({"GRPO002", "GRPO004", "GRPO009", "GRPO010"})
+
+
+class Premise(NamedTuple):
+    kind: str  # "release", "parser", "world size", "role"
+    basis: str  # "shown", "assumed" or "unknown"
+    text: str  # where it is shown, or what is assumed and why
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.text} ({self.basis})"
+
+
+def release_premise(target: Target) -> Premise:
+    text = f"{target} ({target.source})"
+    if target.uncertain:
+        text += f"; {target.uncertain}"
+    return Premise("release", target.basis, text)
+
+
+def of_plan(plan: RunPlan) -> tuple[Premise, ...]:
+    """The premises of every diagnostic of a run: its release, its parser, its world size."""
+    premises = [release_premise(plan.target)]
+    parser = plan.document.parser
+    if parser is None:
+        premises.append(Premise("parser", "unknown", "the program that reads this file is not known"))
+    elif parser:
+        premises.append(Premise("parser", "shown", parser))
+    world = plan.world_size
+    if world.origin == "--world-size":
+        premises.append(Premise("world size", "shown", f"{world.value} (--world-size)"))
+    elif plan.world_known and world.span is not None:
+        premises.append(Premise("world size", "shown", f"{world.value} ({world.origin})"))
+    elif not plan.world_known:
+        premises.append(Premise("world size", "assumed", "unknown: a multiple of " + str(world.value)))
+    return tuple(premises)
+
+
+def decide(
+    diagnostics: list[Diagnostic], plan: RunPlan, oldest: list[Diagnostic] | None = None
+) -> tuple[list[Diagnostic], list[str]]:
+    """The diagnostics the premises support, each carrying them; and what was not checked, and why.
+
+    `oldest`: the diagnostics of the same run at the oldest release an assumed release stands for. An
+    error found there too holds whichever of those releases runs, so it stays an error."""
+    target = plan.target
+    both = {(d.code, d.key, d.span) for d in oldest or () if d.severity is Severity.ERROR}
+    premises = of_plan(plan)
+    kept: list[Diagnostic] = []
+    skipped: dict[str, str] = {}
+    parser_known = plan.document.parser is not None
+    copy_shows_keys = target.fork is not None and target.fork.mapped  # its own config files list its keys
+    for diagnostic in diagnostics:
+        code = diagnostic.code
+        if code in KEY_RULES:
+            if not parser_known:
+                if diagnostic.severity > Severity.INFO:
+                    skipped[code] = (
+                        "the keys the file may hold are not known (the program that reads it is not shown: a "
+                        "script of the repository's own may define any key)"
+                    )
+                    continue
+            elif code == "GRPO002" or copy_shows_keys or not target.uncertain:
+                pass  # a key no release has, or keys shown by the release or the copy itself
+            elif target.unknown:
+                skipped[code] = f"the keys depend on the release, and {target.uncertain}"
+                continue
+            elif diagnostic.severity is Severity.ERROR:
+                diagnostic = assumed(diagnostic, target, (code, diagnostic.key, diagnostic.span) in both)
+        elif code not in RELEASE_INDEPENDENT and target.unknown:
+            skipped[code] = f"the verdict depends on the release, and {target.uncertain}"
+            continue
+        elif code not in RELEASE_INDEPENDENT and target.uncertain and diagnostic.severity is Severity.ERROR:
+            diagnostic = assumed(diagnostic, target, (code, diagnostic.key, diagnostic.span) in both)
+        kept.append(diagnostic._replace(premises=premises))
+    return kept, [f"{code}: not checked: {why}" for code, why in sorted(skipped.items())]
+
+
+def assumed(diagnostic: Diagnostic, target: Target, everywhere: bool = False) -> Diagnostic:
+    """An error whose verdict depends on a release that is only assumed: a warning that says so; or, when
+    the oldest and the newest of the releases it stands for both give it, still an error that says so."""
+    if everywhere:
+        span = f"{target.allows[0]} to {target.allows[-1]}"
+        return diagnostic._replace(
+            message=diagnostic.message + f" (The release is assumed ({target.uncertain}); this holds for both ends "
+            f"of the {target.framework_name} releases that fit this config, {span}.)"
+        )
+    why = (
+        f" (A warning, not an error: {target.uncertain}; this verdict holds for {target}, which is assumed. "
+        f"Pin {target.framework_name} in the repository, or lint with --target {target.framework}==X, to judge "
+        "it for the release that runs.)"
+    )
+    return diagnostic._replace(severity=Severity.WARNING, message=diagnostic.message + why)

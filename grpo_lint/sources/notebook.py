@@ -1,0 +1,101 @@
+"""Jupyter notebooks (`.ipynb`) as sources: the code cells as one Python text, positions as cells.
+
+Colab and Kaggle notebooks are where many GRPO runs start (Unsloth publishes over a hundred). A
+notebook is read like a `.py` file: its code cells are joined into one text, line for line, so that
+the Python reader and the rules see ordinary code; shell and magic lines (`!pip install ...`,
+`%pip ...`) become comments there (they are not Python), and a cell that is not Python at all
+(`%%bash`, `%%writefile`) becomes blank lines. `Cells.locate` turns a line of that text back into
+(cell, line in the cell), which is how diagnostics are shown (`train.ipynb:cell 3:5:1`, as ruff
+shows notebook positions). Cells are numbered from 1 over every cell of the notebook, markdown
+cells included, as a reader counts them scrolling down.
+"""
+
+from __future__ import annotations
+
+import json
+from bisect import bisect_right
+from typing import NamedTuple
+
+
+class Cell(NamedTuple):
+    number: int  # 1-based, over every cell of the notebook
+    source: str  # as written
+    first_line: int  # the line of the joined Python text where this cell starts (1-based)
+    python: bool  # False for a cell magic (`%%bash`, `%%writefile`) that is not Python
+
+
+class Cells:
+    """Where each code cell lies in the joined Python text."""
+
+    __slots__ = ("cells", "starts")
+
+    def __init__(self, cells: list[Cell]) -> None:
+        self.cells = cells
+        self.starts = [cell.first_line for cell in cells]
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(cell number, line in the cell) of a line of the joined text."""
+        if not self.cells:
+            return 1, line
+        index = max(bisect_right(self.starts, line) - 1, 0)
+        cell = self.cells[index]
+        return cell.number, line - cell.first_line + 1
+
+
+class NotebookError(ValueError):
+    """The file is not a notebook grpo-lint can read (not JSON, no `cells` list)."""
+
+
+def load(text: str) -> list[tuple[int, str, str]]:
+    """(cell number, cell type, source) of every cell, in order."""
+    from grpo_lint.sources.numbers import integer
+
+    try:
+        data = json.loads(text, parse_int=integer)
+    except (ValueError, RecursionError) as exc:
+        raise NotebookError(f"not a notebook: the JSON does not parse ({exc})") from None
+    cells = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells, list):
+        raise NotebookError("not a notebook: no `cells` list")
+    found = []
+    for number, cell in enumerate(cells, 1):
+        if not isinstance(cell, dict):
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if isinstance(source, str):
+            found.append((number, str(cell.get("cell_type", "")), source))
+    return found
+
+
+def code_cells(text: str) -> list[Cell]:
+    """The code cells of a notebook's JSON text (none when it is not a notebook)."""
+    try:
+        return python_text(text)[1].cells
+    except NotebookError:
+        return []
+
+
+def python_text(text: str) -> tuple[str, Cells]:
+    """The code cells joined into one Python text, and where each cell starts in it."""
+    lines: list[str] = []
+    cells: list[Cell] = []
+    for number, kind, source in load(text):
+        if kind != "code":
+            continue
+        own = source.splitlines() or [""]
+        first = own[0].lstrip()
+        python = not first.startswith("%%") or first.startswith(("%%time", "%%capture"))
+        cells.append(Cell(number, source, len(lines) + 1, python))
+        for line in own:
+            stripped = line.lstrip()
+            if not python:
+                lines.append("")
+            elif stripped.startswith(("!", "%")):
+                # shell and magic lines are no Python: kept as comments, so that columns stay put
+                indent = line[: len(line) - len(stripped)]
+                lines.append(f"{indent}#{stripped[1:]}")
+            else:
+                lines.append(line)
+    return "\n".join(lines) + "\n", Cells(cells)
