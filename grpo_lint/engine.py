@@ -247,7 +247,10 @@ def _lint_code(
     from grpo_lint.launch.runs import read_script
 
     root = workspace.root if workspace is not None else Path.cwd()
-    runs = read_script(text, display, root, lambda framework: target_for(framework, options, workspace, path=display))
+    modules = workspace.modules if workspace is not None else None
+    runs = read_script(
+        text, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
+    )
     return lint_script(runs, options, workspace)
 
 

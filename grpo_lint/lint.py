@@ -65,6 +65,9 @@ def lint_config(
             reason = "not a mapping" if not_mapping else "unreadable, and nothing in it looks like a GRPO config"
             return finish(FileResult(display, "skipped", note=reason), options)
         return finish(unreadable(display, parsed, options), options)
+    if not judge_anyway:
+        # Found by a walk, with no launch that names it: which program reads it is not shown.
+        parsed.parser = None
     return finish(lint_document(parsed, options, workspace), options)
 
 
@@ -113,6 +116,9 @@ def lint_document(
         target = _with_trl_under(target, options, workspace)
     if target.fork is not None and not target.fork.mapped:
         document.parser = None  # a copy whose schema grpo-lint cannot read: its keys are not known
+    elif document.parser is None and framework != "trl" and document.format != "python":
+        # ms-swift, verl and OpenRLHF read a config with their own parser whatever script starts them
+        document.parser = ""
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()

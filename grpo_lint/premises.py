@@ -34,6 +34,13 @@ RELEASE_INDEPENDENT = frozenset({"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GR
 # key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
 # left unset. They need that key set to be shown; a framework copy inside the repository shows its own.
 KEY_RULES = frozenset({"GRPO002", "GRPO004", "GRPO009", "GRPO010"})
+# What TRL's GRPOConfig and GRPOTrainer check or do with a config: the batch rules, the vLLM and reward
+# settings they read, their known bugs. A trainer of the repository's own reads the config its own way;
+# the group size and the sampling settings (GRPO101, GRPO2xx) still mean what they say there.
+TRAINER_RULES = frozenset({
+    "GRPO102", "GRPO103", "GRPO104", "GRPO105", "GRPO106", "GRPO107", "GRPO114", "GRPO304", "GRPO401",
+    "GRPO402", "GRPO403", "GRPO404", "GRPO405", "GRPO406",
+})  # fmt: skip
 
 
 class Premise(NamedTuple):
@@ -60,6 +67,8 @@ def of_plan(plan: RunPlan) -> tuple[Premise, ...]:
         premises.append(Premise("parser", "unknown", "the program that reads this file is not known"))
     elif parser:
         premises.append(Premise("parser", "shown", parser))
+    if plan.document.trainer:
+        premises.append(Premise("trainer", "shown", plan.document.trainer))
     world = plan.world_size
     if world.origin == "--world-size":
         premises.append(Premise("world size", "shown", f"{world.value} (--world-size)"))
@@ -84,8 +93,12 @@ def decide(
     skipped: dict[str, str] = {}
     parser_known = plan.document.parser is not None
     copy_shows_keys = target.fork is not None and target.fork.mapped  # its own config files list its keys
+    own_trainer = plan.document.trainer
     for diagnostic in diagnostics:
         code = diagnostic.code
+        if own_trainer and code in TRAINER_RULES:
+            skipped[code] = f"the run is trained by the repository's own {own_trainer}, which reads it its own way"
+            continue
         if code in KEY_RULES:
             if not parser_known:
                 if diagnostic.severity > Severity.INFO:

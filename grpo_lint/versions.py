@@ -186,12 +186,13 @@ def resolve_target(
         return _known(framework, fork.version, where, keys)._replace(fork=fork)
     pin, note = repository.statement(framework, path) if repository is not None else (None, "")
     installed = installed_version(framework)
+    own = repository.known_keys(framework) if repository is not None else frozenset()
     if pin is not None:
         if pin.commit:
             why = f"{pin.provenance} names no release grpo-lint can tell"
-            return _assumed(framework, releases(framework), keys, pin.provenance, why)._replace(note=note)
+            return _assumed(framework, releases(framework), keys, pin.provenance, why, own)._replace(note=note)
         if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
-            target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact)
+            target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)
             if installed is not None and installed != pin.version and target.basis == "shown":
                 extra = f"the installed {DISPLAY[framework]} {installed} differs; the repository's statement is used"
                 note = f"{note}; {extra}" if note else extra
@@ -199,18 +200,21 @@ def resolve_target(
     if installed is not None and installed >= FIRST_GRPO[framework]:
         return _known(framework, installed, "installed", keys)._replace(note=note)
     why = note or f"nothing in the repository states which {DISPLAY[framework]} release it runs"
-    return _assumed(framework, releases(framework), keys, "", why)
+    return _assumed(framework, releases(framework), keys, "", why, own)
 
 
-def _assumed(framework: str, allowed: tuple[Version, ...], keys: Iterable[str], stated: str, why: str) -> Target:
-    """The newest of the `allowed` releases in which every key of the config exists (all of them when
-    no release has every key), as an assumption that names why."""
-    fit = fitting(framework, allowed, keys)
+def _assumed(
+    framework: str, allowed: tuple[Version, ...], keys: Iterable[str], stated: str, why: str, own: frozenset[str]
+) -> Target:
+    """The newest of the `allowed` releases that best fit the keys of the config (every one exists, when
+    a release has them all), as an assumption that names why. Keys the repository's own argument classes
+    define (`own`) say nothing of the framework's release."""
+    fit = fitting(framework, allowed, [k for k in keys if k.lstrip("-").replace("-", "_") not in own])
     window = fit or allowed or releases(framework)
     version = window[-1]
     shown = f"{stated}: " if stated else ""
     if fit and len(fit) < len(allowed):
-        source = f"{shown}assumed {version}, the newest release in which every key this config writes exists"
+        source = f"{shown}assumed {version}, the newest release that fits the keys this config writes"
     else:
         source = f"{shown}assumed {version}, the newest {'allowed' if stated else 'known'}"
     return Target(
@@ -219,21 +223,24 @@ def _assumed(framework: str, allowed: tuple[Version, ...], keys: Iterable[str], 
 
 
 def fitting(framework: str, allowed: tuple[Version, ...], keys: Iterable[str]) -> tuple[Version, ...]:
-    """The `allowed` releases in which every one of `keys` that some release has exists."""
+    """The `allowed` releases that best fit the keys a config writes: those in which the fewest of the keys
+    that some release lacks are missing (all of them exist, usually), oldest first."""
     table = _table(framework)
-    if table is None:
+    if table is None or not allowed:
         return allowed
-    since: Version | None = None
-    until: Version | None = None
+    bounds = []
     for key in keys:
         spec = table.get(key.lstrip("-").replace("-", "_") if framework != "verl" else key.lstrip("+~"))
-        if spec is None:
-            continue
-        if spec.since is not None and (since is None or _v(spec.since) > since):
-            since = _v(spec.since)
-        if spec.removed is not None and (until is None or _v(spec.removed) < until):
-            until = _v(spec.removed)
-    return tuple(v for v in allowed if (since is None or v >= since) and (until is None or v < until))
+        if spec is not None and (spec.since is not None or spec.removed is not None):
+            bounds.append((_v(spec.since) if spec.since else None, _v(spec.removed) if spec.removed else None))
+    if not bounds:
+        return allowed
+    misfits = [
+        sum(1 for since, until in bounds if (since is not None and v < since) or (until is not None and v >= until))
+        for v in allowed
+    ]
+    best = min(misfits)
+    return tuple(v for v, misfit in zip(allowed, misfits, strict=True) if misfit == best)
 
 
 def _table(framework: str) -> Any:
@@ -261,6 +268,8 @@ class Repository(Protocol):
 
     def statement(self, framework: str, path: str = "") -> tuple[Pin | None, str]: ...
 
+    def known_keys(self, framework: str) -> frozenset[str]: ...
+
 
 def _known(
     framework: str,
@@ -269,6 +278,7 @@ def _known(
     keys: Iterable[str] = (),
     allows: tuple[Version, ...] = (),
     exact: bool = True,
+    own: frozenset[str] = frozenset(),
 ) -> Target:
     """A target at a stated version. A release grpo-lint knows is shown; a version between releases (a
     pre-release of R: the release below it or R) and a range are assumptions within what they allow; a
@@ -289,9 +299,9 @@ def _known(
         return Target(framework, version, source)
     if exact:
         why = f"{source} is {version}, which lies between releases"
-        return _assumed(framework, allows, keys, source, why)
+        return _assumed(framework, allows, keys, source, why, own)
     why = f"{source} allows several releases"
-    return _assumed(framework, allows, keys, source, why)
+    return _assumed(framework, allows, keys, source, why, own)
 
 
 def around(framework: str, version: Version) -> tuple[Version, ...]:

@@ -464,16 +464,44 @@ def test_a_config_outside_the_repository_is_not_read(tmp_path):
         ("trl grpo", "1.16.0", Severity.ERROR, "unrecognized arguments: --my_flag"),
         ("accelerate launch --num_processes 2 -m trl.scripts.grpo", "0.21.0", Severity.ERROR, "Unknown arguments"),
         ("accelerate launch --num_processes 2 -m trl.scripts.grpo", "1.16.0", Severity.WARNING, "ignores it"),
-        ("accelerate launch --num_processes 2 train.py", "1.16.0", Severity.WARNING, "custom script may define"),
+        ("accelerate launch --num_processes 2 train.py", "1.16.0", Severity.ERROR, "Unknown arguments from config"),
+        ("accelerate launch --num_processes 2 train.py", "0.16.0", Severity.WARNING, "before 0.19 drops config keys"),
     ],
 )
 def test_trl_unknown_config_keys_follow_the_program_that_reads_them(tmp_path, command, version, severity, text):
-    # TrlParser (trl/scripts/utils.py) stops on unknown config keys in 0.19-0.21; the grpo script drops them
-    # otherwise; `trl grpo` 0.29+ hands them to `accelerate launch`, which stops.
+    # TrlParser (trl/scripts/utils.py) stops on unknown config keys from 0.19 on unless asked not to; TRL's own
+    # grpo script asks from 0.22, so it drops them; `trl grpo` 0.29+ hands them to `accelerate launch`, which stops.
+    # A script of the repository's own is read: its parser's classes are the keys it accepts.
     (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nmy_flag: 1\n")
+    (tmp_path / "train.py").write_text(
+        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+    )
     result = script(f"{command} --config c.yaml\n", f"--target trl=={version}", root=tmp_path)
     (unknown,) = [d for d in result.diagnostics if d.code == "GRPO002"]
     assert unknown.severity is severity and text in unknown.message
+
+
+def test_a_script_whose_parser_cannot_be_followed_has_no_unknown_keys(tmp_path):
+    """A class grpo-lint cannot resolve (from a package it does not know, made at run time, or a script
+    that is not in the repository) leaves the key set unknown: no key is called unknown, and the
+    verbose output says so."""
+    (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nmy_flag: 1\n")
+    (tmp_path / "train.py").write_text(
+        "from trl import GRPOConfig, TrlParser\nfrom somewhere_else import MyArgs\n"
+        "parser = TrlParser((MyArgs, GRPOConfig))\n"
+    )
+    for runs in ("train.py", "missing.py"):
+        result = script(f"accelerate launch --num_processes 2 {runs} --config c.yaml\n", root=tmp_path)
+        assert [d.code for d in result.diagnostics if d.code == "GRPO002"] == []
+        assert any("GRPO002: not checked: the keys the file may hold are not known" in u for u in result.unchecked)
+    # The same script, its classes all resolved through a module of the repository, judges the key.
+    (tmp_path / "somewhere_else.py").write_text(
+        "from dataclasses import dataclass\n@dataclass\nclass MyArgs:\n    a: int = 1\n"
+    )
+    result = script("accelerate launch --num_processes 2 train.py --config c.yaml\n", root=tmp_path)
+    assert [d.key for d in result.diagnostics if d.code == "GRPO002"] == ["my_flag"]
 
 
 def test_trl_yaml_num_processes_is_read_only_by_trl_grpo_from_0_29(tmp_path):

@@ -88,7 +88,7 @@ def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monke
     assert status == 0 and codes(report) == []
     (target,) = report["summary"]["targets"]
     assert target["version"] == "0.26.2" and target["release_known"] is False
-    assert "every key this config writes exists" in target["source"]
+    assert "the newest release that fits the keys this config writes" in target["source"]
 
 
 def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp_path):

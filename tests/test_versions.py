@@ -84,7 +84,7 @@ def test_resolution_order(site):
     fits = resolve_target("trl", {"swift": parse_target("swift==4.6.0")}, keys=["vllm_device"])
     assert fits.source == "installed"  # installed TRL 0.21.0 is shown, keys or not
     old = resolve_target("openrlhf", {}, keys=["--bf16"])  # flat --bf16 is gone since 0.9.2
-    assert old.version == Version("0.9.1") and "every key this config writes exists" in old.source
+    assert old.version == Version("0.9.1") and "the newest release that fits the keys this config writes" in old.source
 
 
 @pytest.mark.parametrize("text", ["trl", "trl=0.19", "torch==2.0", "trl==banana", "trl==0.13.0"])

@@ -106,6 +106,9 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
             fix=f"delete `{key}`",
             severity=Severity.WARNING,
         )
+    parser = plan.document.parser
+    if entry not in (TRL_CLI, TRL_SCRIPT) and parser:
+        return _script_parser_unknown(plan, finding, parser, from_file)
     fates = ["A custom script may define it"]
     if script_rejects:
         fates.append(f"TRL's own grpo script stops on it in {plan.target.framework_name} 0.19-0.21")
@@ -117,6 +120,52 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         f"{what}. " + "; ".join(fates) + ".",
         finding.entry,
         fix=fix,
+        severity=Severity.WARNING,
+    )
+
+
+def _script_parser_unknown(plan: RunPlan, finding: KeyFinding, parser: str, from_file: bool) -> Diagnostic:
+    """A key no class of a script's own parser has, the parser shown (every class resolved): what the
+    parser does with it (transformers' HfArgumentParser, TRL's TrlParser; reference trl.md TrlParser)."""
+    from grpo_lint.frameworks.trl.frontend import SCRIPT_REJECTS
+
+    key = finding.entry.key.lstrip("-")
+    what = f"`{key}` is not a field of any argument class that {parser} reads"
+    suggestion = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else ""
+    if not from_file:
+        return report(
+            plan,
+            "GRPO002",
+            f'{what}{suggestion} The parser stops at start-up: "ValueError: Some specified arguments are not used '
+            f"by the HfArgumentParser: ['--{key}', ...]\".",
+            finding.entry,
+            fix=f"delete `--{key}`, or add the field to one of the script's argument classes",
+        )
+    if "TrlParser" in parser and plan.target.version >= SCRIPT_REJECTS[0]:
+        return report(
+            plan,
+            "GRPO002",
+            f"{what}{suggestion} {plan.target.framework_name} {plan.target.version}'s TrlParser stops on a config key "
+            f"no class has: \"ValueError: Unknown arguments from config file: ['--{key}', ...]\".",
+            finding.entry,
+            fix=f"delete `{key}`, or add the field to one of the script's argument classes",
+        )
+    if "TrlParser" in parser:
+        return report(
+            plan,
+            "GRPO002",
+            f"{what}{suggestion} TrlParser before 0.19 drops config keys no class has without a word, so the setting "
+            "is not used.",
+            finding.entry,
+            fix=f"delete `{key}`, or add the field to one of the script's argument classes",
+            severity=Severity.WARNING,
+        )
+    return report(
+        plan,
+        "GRPO002",
+        f"{what}{suggestion} How the script reads its config file is its own: the setting may not be used.",
+        finding.entry,
+        fix=f"delete `{key}`, or add the field to one of the script's argument classes",
         severity=Severity.WARNING,
     )
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.plan import Setting
@@ -105,15 +105,15 @@ def recognise(command: Command, places: Places) -> Launch | None:
     if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
         flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
         world, unknown = _accelerate_world(flags, command, places)
-        return _program(command, "accelerate", program, world, unknown)
+        return _program(command, "accelerate", program, world, unknown, places)
     if name in ("torchrun", "torch.distributed.run"):
         flags, program = _split_launcher(words[1:], _TORCHRUN_SWITCHES)
         world, unknown = _torchrun_world(flags, command)
-        return _program(command, "torchrun", program, world, unknown)
+        return _program(command, "torchrun", program, world, unknown, places)
     if name == "deepspeed":
         flags, program = _split_launcher(words[1:], _DEEPSPEED_SWITCHES)
         world, unknown = _deepspeed_world(flags, command)
-        return _program(command, "deepspeed", program, world, unknown)
+        return _program(command, "deepspeed", program, world, unknown, places)
     if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
         return _python(command, words[1:], places)
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
@@ -152,13 +152,13 @@ def _python(command: Command, words: list[Word], places: Places) -> Launch | Non
         if module in ("torch.distributed.run", "torch.distributed.launch"):
             flags, program = _split_launcher(args, _TORCHRUN_SWITCHES)
             world, unknown = _torchrun_world(flags, command)
-            return _program(command, "torchrun", program, world, unknown)
+            return _program(command, "torchrun", program, world, unknown, places)
         if module == "accelerate.commands.launch":
             flags, program = _split_launcher(args, _ACCELERATE_SWITCHES)
             world, unknown = _accelerate_world(flags, command, places)
-            return _program(command, "accelerate", program, world, unknown)
-        return _program(command, "python", [words[index], words[index + 1], *args], _one(command), None)
-    return _program(command, "python", words[index:], _one(command), None)
+            return _program(command, "accelerate", program, world, unknown, places)
+        return _program(command, "python", [words[index], words[index + 1], *args], _one(command), None, places)
+    return _program(command, "python", words[index:], _one(command), None, places)
 
 
 def _one(command: Command) -> Setting:
@@ -166,7 +166,12 @@ def _one(command: Command) -> Setting:
 
 
 def _program(
-    command: Command, launcher: str, program: list[Word], world: Setting | None, unknown: str | None
+    command: Command,
+    launcher: str,
+    program: list[Word],
+    world: Setting | None,
+    unknown: str | None,
+    places: Places | None = None,
 ) -> Launch | None:
     """The program a launcher starts: swift's rlhf.py, TRL's grpo script, or a script with GRPO flags."""
     if not program:
@@ -190,16 +195,35 @@ def _program(
     if target == "trl" and args and args[0].text == "grpo":
         return _launch(command, "trl", "train", launcher, args[1:], world, unknown)._replace(entry=TRL_CLI)
     is_trl = target in _TRL_GRPO_MODULES or target_path.endswith("trl/scripts/grpo.py")
+    module = first in ("-m", "--module") and not is_trl
+    script = _repository_script(target, module, places) if places is not None and not is_trl else None
+    modules = places.modules if places is not None else None
+    program = modules.program(script) if script is not None and modules is not None else None
     by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
-    if is_trl or by_config or _has_grpo_flag(args):
+    if program is not None and not program.trains and not _has_grpo_flag(args):
+        return None  # a script of the repository that builds no GRPO run (a server, an evaluation, data)
+    trains = program is not None and program.trains
+    if is_trl or by_config or _has_grpo_flag(args) or trains:
         bypass = None
         if launcher == "python":
             bypass = "a plain `python` command runs one process"
         launch = _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
-        script = target if target.endswith(".py") and not is_trl else None
+        shown = str(script) if script is not None else (target if target.endswith(".py") and not is_trl else None)
         entry = TRL_SCRIPT if is_trl else None
-        return launch._replace(script=script, by_config=by_config and not _has_grpo_flag(args), entry=entry)
+        return launch._replace(
+            script=shown, by_config=by_config and not _has_grpo_flag(args) and not trains, entry=entry
+        )
     return None
+
+
+def _repository_script(target: str, module: bool, places: Places) -> Path | None:
+    """The repository file a launch runs: `train.py` (looked up as Places says) or `-m pkg.train`."""
+    if not module:
+        return resolve_file(target, places) if target.endswith(".py") else None
+    if places.modules is None:
+        return None
+    found = places.modules.module_file(target, 0, "")
+    return places.root / found if found is not None else None
 
 
 def _has_grpo_flag(args: list[Word]) -> bool:
@@ -401,6 +425,9 @@ class Places(NamedTuple):
 
     script_dir: Path
     root: Path
+    # The repository's Python modules (grpo_lint.workspace.modules.Modules), to tell what a launched
+    # script of the repository is; None when the script is linted without its repository.
+    modules: Any = None
 
     def bases(self) -> tuple[Path, ...]:
         return (self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)

@@ -45,10 +45,13 @@ class ScriptRuns:
         self.sources: dict[str, str] = {}  # the config files it named: path -> text
 
 
-def read_script(text: str, path: str, root: Path, target_for: Callable[[str], Target]) -> ScriptRuns:
-    """The runs of a script: data only, linted by grpo_lint.lint."""
+def read_script(
+    text: str, path: str, root: Path, target_for: Callable[[str], Target], modules: Any = None
+) -> ScriptRuns:
+    """The runs of a script: data only, linted by grpo_lint.lint. `modules`: the repository's Python
+    modules (grpo_lint.workspace.modules), to read the scripts its commands run."""
     script = parse(text, path)
-    places = Places(Path(path).resolve().parent, root)
+    places = Places(Path(path).resolve().parent, root, modules)
     result = ScriptRuns(script)
     result.launches = [launch for c in script.commands if (launch := recognise(c, places)) is not None]
     for launch in result.launches:
@@ -65,7 +68,7 @@ def read_script(text: str, path: str, root: Path, target_for: Callable[[str], Ta
 def _run(
     launch: Launch, script: Script, places: Places, target_for: Callable[[str], Target], result: ScriptRuns
 ) -> Run | None:
-    extra = _script_flags(launch, places)
+    extra, parser, trainer = _script_facts(launch, places)
     if launch.framework == "verl":
         document, unresolved = _verl_document(launch, script, places, result)
         return _finish_run(Run(launch, document, unresolved, extra))
@@ -99,6 +102,8 @@ def _run(
             return None
     document.launcher = _launcher_world(launch, file_entries, unresolved)
     document.entry = launch.entry or ""
+    if launch.framework == "trl" and launch.entry is None:
+        document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
     return _finish_run(Run(launch, document, unresolved, extra))
 
 
@@ -131,17 +136,28 @@ def _swift_rlhf_type(document: Document, unresolved: dict[str, Word]) -> str | N
     return None if value == "grpo" else value
 
 
-def _script_flags(launch: Launch, places: Places) -> frozenset[str]:
-    """The argparse flags of the Python script a launch runs, when it is in the repository."""
-    from grpo_lint.workspace.arguments import script_arguments
-
+def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str | None, str]:
+    """What the Python script a launch runs shows, when it is in the repository: the keys it adds to the
+    framework's (its own argument classes, its argparse flags), its parser (None when it is not known,
+    so that no key is called unknown), and a trainer of its own that reads the config its own way."""
     if launch.script is None:
-        return frozenset()
+        return frozenset(), None, ""
     found = resolve_file(launch.script, places)
     if found is None:
-        return frozenset()
-    flags = script_arguments(found)
-    return frozenset(flags) if flags else frozenset()
+        return frozenset(), None, ""
+    program = places.modules.program(found) if places.modules is not None else None
+    if program is None:
+        from grpo_lint.workspace.arguments import script_arguments
+
+        flags = script_arguments(found)
+        return (frozenset(flags) if flags else frozenset()), None, ""
+    parser = program.parser if program.keys_known and not program.keeps_unknown else None
+    if program.parser is None and program.flags:
+        parser = None  # argparse flags beside other parsing: which keys it accepts is not fully shown
+    trainer = program.own_trainer
+    if not trainer and program.keys_known and not program.trl_config and program.trains:
+        trainer = f"the argument classes of {program.parser} (no TRL GRPOConfig among them)"
+    return program.own_keys | program.flags, parser, trainer
 
 
 def _verl_document(

@@ -37,7 +37,7 @@ class Document:
 
     __slots__ = (
         "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path", "record",
-        "text", "unknown",
+        "text", "trainer", "unknown",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -65,6 +65,9 @@ class Document:
         # argument classes were all resolved (`train.py:38 TrlParser((ScriptArgs, GRPOConfig))`), or None
         # when it is not known: then no key is reported unknown (grpo_lint.premises).
         self.parser: str | None = ""
+        # A trainer (or config class) of the repository's own that reads the config its own way, not TRL's
+        # GRPOTrainer: TRL's batch and trainer checks do not apply to it. "" when it is TRL's or not known.
+        self.trainer = ""
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from grpo_lint.options import Options, PathPatterns
     from grpo_lint.versions import Fork
     from grpo_lint.workspace.arguments import RepoArguments
+    from grpo_lint.workspace.modules import Modules
     from grpo_lint.workspace.pins import Pin, Statements
 
 __all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
@@ -62,10 +63,17 @@ class Workspace:
         return find_forks(self.root, self.files)
 
     @cached_property
+    def modules(self) -> Modules:
+        """The repository's Python modules, parsed on demand (grpo_lint.workspace.modules)."""
+        from grpo_lint.workspace.modules import Modules
+
+        return Modules(self.root, self.files)
+
+    @cached_property
     def arguments(self) -> RepoArguments:
         from grpo_lint.workspace.arguments import read_arguments
 
-        return read_arguments(self.root, self.files, tuple(f.package + "/" for f in self.forks.values()))
+        return read_arguments(self.modules, tuple(f.package + "/" for f in self.forks.values()))
 
     def fork(self, framework: str) -> Fork | None:
         return self.forks.get(framework)

@@ -1,0 +1,275 @@
+"""The repository's Python modules, resolved across files: which parser reads a launched script's
+arguments, with which keys, and which trainer consumes them. Read with `ast` only.
+
+A training script parses its arguments with `TrlParser((ScriptArguments, GRPOConfig, ModelConfig))` or
+`HfArgumentParser(...)` over dataclasses that may live in other modules of the repository (absolute and
+relative imports, re-exports in a package's `__init__`, several levels of inheritance, a base class in a
+third module). `Modules.program` follows those names to their class definitions; the union of their
+fields is the key set the script accepts. Classes of TRL and transformers count as the framework's own
+(the field tables know them); a class that cannot be resolved (defined dynamically, or in a package
+grpo-lint does not know) makes the key set unknown, and then no key is reported unknown.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import NamedTuple
+
+from grpo_lint.sources.python_index import Imported, PythonIndex, index
+
+_MAX_SOURCE = 2 * 1024 * 1024
+_MAX_DEPTH = 12  # names followed through imports and bases before giving up
+# Packages whose argument classes the field tables cover (their fields are the framework's own keys).
+_FRAMEWORK_PACKAGES = ("trl", "transformers", "unsloth")
+# Packages whose classes add no fields a config could set (Generic, ABC, Enum, ...).
+_FIELDLESS = ("typing", "abc", "enum", "dataclasses", "collections", "builtins", "object")
+_TRL_CONFIGS = frozenset({"GRPOConfig"})
+_TRL_TRAINERS = frozenset({"GRPOTrainer"})
+
+
+class ClassRef(NamedTuple):
+    file: str | None  # the repository file that defines it; None for a class of an installed package
+    module: str  # the package module it comes from (for an installed package)
+    name: str
+
+
+class Program(NamedTuple):
+    """What a training script shows about the run it starts."""
+
+    parser: str | None  # `grpo.py:38 TrlParser((ScriptArguments, GRPOConfig, ModelConfig))`, None: no parser
+    keys_known: bool  # every argument class resolved: the key set is the framework's plus `own_keys`
+    own_keys: frozenset[str]  # fields the repository's own classes add
+    unresolved: tuple[str, ...]  # class names that could not be followed
+    trl_config: bool  # TRL's GRPOConfig (or a subclass of it) is among the parser's classes
+    own_trainer: str  # a trainer of the repository's own that does not extend TRL's GRPOTrainer, or ""
+    trains: bool  # builds a GRPO config or trainer at all (a GRPO training script)
+    flags: frozenset[str]  # argparse flags it defines
+    # Unknown keys are handed back to the script (`return_remaining_strings=True`,
+    # `fail_with_unknown_args=False`, `allow_extra_keys=True`): what it does with them is its own business.
+    keeps_unknown: bool = False
+
+
+class Modules:
+    """The repository's Python files, read on demand and kept for the run."""
+
+    def __init__(self, root: Path, files: list[str]) -> None:
+        self.root = root
+        self.files = [f for f in files if f.endswith(".py")]
+        self._indexes: dict[str, PythonIndex | None] = {}
+        self._suffixes: dict[str, list[str]] | None = None
+        self._programs: dict[str, Program | None] = {}
+
+    def index(self, relative: str) -> PythonIndex | None:
+        if relative not in self._indexes:
+            from grpo_lint.sources.document import ReadProblem
+            from grpo_lint.sources.reading import read_file
+
+            data = read_file(self.root / relative, _MAX_SOURCE, within=self.root)
+            found = None
+            if not isinstance(data, ReadProblem):
+                found = index(data.decode("utf-8", "replace"), relative)
+            self._indexes[relative] = found
+        return self._indexes[relative]
+
+    def relative(self, path: str | Path) -> str | None:
+        absolute = os.path.abspath(path)
+        relative = os.path.relpath(absolute, self.root).replace(os.sep, "/")
+        return None if relative.startswith("..") else relative
+
+    # --- modules ---------------------------------------------------------------------------------
+
+    def _by_suffix(self) -> dict[str, list[str]]:
+        if self._suffixes is None:
+            table: dict[str, list[str]] = {}
+            for name in self.files:
+                parts = name.split("/")
+                for start in range(len(parts)):
+                    table.setdefault("/".join(parts[start:]), []).append(name)
+            self._suffixes = table
+        return self._suffixes
+
+    def module_file(self, module: str, level: int, importer: str) -> str | None:
+        """The repository file of `module` as `importer` imports it (relative with `level` dots)."""
+        path = module.replace(".", "/")
+        if level:
+            base = importer.rpartition("/")[0]
+            for _ in range(level - 1):
+                base = base.rpartition("/")[0]
+            stem = f"{base}/{path}".strip("/") if path else base
+            for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
+                if candidate in self._indexes or (self.root / candidate).is_file():
+                    return candidate
+            return None
+        found = self._by_suffix().get(f"{path}.py", []) + self._by_suffix().get(f"{path}/__init__.py", [])
+        found = [f for f in found if f == f"{path}.py" or f == f"{path}/__init__.py" or f.endswith("/" + path + ".py")
+                 or f.endswith("/" + path + "/__init__.py")]  # fmt: skip
+        if not found:
+            return None
+        here = importer.split("/")
+        return max(found, key=lambda f: (_shared(f.split("/"), here), -f.count("/")))
+
+    def resolve(self, importer: str, name: str, depth: int = 0) -> ClassRef | None:
+        """The class a (dotted) name means in a module, followed through imports and re-exports."""
+        if depth > _MAX_DEPTH or not name:
+            return None
+        facts = self.index(importer)
+        if facts is None:
+            return None
+        first, _, rest = name.partition(".")
+        if not rest and first in facts.classes:
+            return ClassRef(importer, "", first)
+        imported = facts.imports.get(first)
+        if imported is not None:
+            return self._through(importer, imported, rest, depth)
+        for star in facts.star_imports:
+            file = self.module_file(star.module, star.level, importer)
+            if file is not None and file != importer:
+                found = self.resolve(file, name, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    def _through(self, importer: str, imported: Imported, rest: str, depth: int) -> ClassRef | None:
+        module = imported.module
+        if imported.name is None:  # `import pkg.mod as m` then `m.Class`
+            if not rest:
+                return None
+            *inner, symbol = rest.split(".")
+            module = ".".join([module, *inner]) if module else ".".join(inner)
+        else:
+            symbol = imported.name
+            if rest:  # `from pkg import mod` then `mod.Class`
+                *inner, last = rest.split(".")
+                module = ".".join(p for p in (module, symbol, *inner) if p)
+                symbol = last
+        file = self.module_file(module, imported.level, importer)
+        if file is None and imported.name is not None and not rest:
+            # `from pkg import mod` where mod is a module, not a class: nothing to resolve
+            file = None
+        if file is None:
+            if imported.level:
+                return None  # a relative import the repository does not hold
+            return ClassRef(None, module, symbol)
+        if file == importer and symbol not in (self.index(file) or _EMPTY).classes:
+            return None
+        return self.resolve(file, symbol, depth + 1)
+
+    # --- classes ---------------------------------------------------------------------------------
+
+    def fields(self, ref: ClassRef, depth: int = 0) -> tuple[frozenset[str], bool, list[str], bool]:
+        """The fields a class adds over the framework's own classes, whether every base resolved, the names
+        that did not, and whether it is (or extends) TRL's GRPOConfig."""
+        if ref.file is None:
+            package = ref.module.split(".")[0]
+            if package in _FRAMEWORK_PACKAGES:
+                return frozenset(), True, [], package == "trl" and ref.name in _TRL_CONFIGS
+            if package in _FIELDLESS or ref.name in ("object", "Generic"):
+                return frozenset(), True, [], False
+            return frozenset(), False, [f"{ref.module}.{ref.name}"], False
+        facts = self.index(ref.file)
+        if facts is None or depth > _MAX_DEPTH:
+            return frozenset(), False, [ref.name], False
+        own = {f.name for f in facts.classes[ref.name].fields}
+        resolved, missing, trl = True, [], False
+        for base in facts.classes[ref.name].bases:
+            if base in ("object", "Generic") or base.startswith(("typing.", "abc.")):
+                continue
+            found = self.resolve(ref.file, base)
+            if found is None:
+                resolved = False
+                missing.append(base)
+                continue
+            more, ok, lost, is_trl = self.fields(found, depth + 1)
+            own |= more
+            resolved = resolved and ok
+            missing += lost
+            trl = trl or is_trl
+        return frozenset(own), resolved, missing, trl
+
+    def extends(self, ref: ClassRef, package: str, names: frozenset[str], depth: int = 0) -> bool:
+        """Whether a class is, or derives from, one of `names` of an installed `package`."""
+        if ref.file is None:
+            return ref.module.split(".")[0] == package and ref.name in names
+        facts = self.index(ref.file)
+        if facts is None or depth > _MAX_DEPTH:
+            return False
+        for base in facts.classes[ref.name].bases:
+            found = self.resolve(ref.file, base)
+            if found is not None and self.extends(found, package, names, depth + 1):
+                return True
+        return False
+
+    # --- programs --------------------------------------------------------------------------------
+
+    def program(self, path: str | Path) -> Program | None:
+        """What a script of the repository shows: its parser and key set, its trainer. None when the file
+        is not in the repository or does not parse."""
+        relative = self.relative(path)
+        if relative is None:
+            return None
+        if relative not in self._programs:
+            self._programs[relative] = self._program(relative)
+        return self._programs[relative]
+
+    def _program(self, relative: str) -> Program | None:
+        facts = self.index(relative)
+        if facts is None:
+            return None
+        parser_text: str | None = None
+        own: set[str] = set()
+        unresolved: list[str] = []
+        trl_config = False
+        if facts.parsers:
+            call = facts.parsers[0]
+            parser_text = f"{relative}:{call.line} {call.text}"
+            for name in call.classes:
+                ref = self.resolve(relative, name) if name else None
+                if ref is None:
+                    unresolved.append(name or "?")
+                    continue
+                more, ok, missing, is_trl = self.fields(ref)
+                own |= more
+                unresolved += missing if not ok else []
+                trl_config = trl_config or is_trl
+        own_trainer = ""
+        trains = trl_config
+        for name, line in facts.trainers:
+            ref = self.resolve(relative, name)
+            if ref is None:
+                continue
+            if self.extends(ref, "trl", _TRL_TRAINERS):
+                trains = True
+            elif "GRPO" in ref.name or "Grpo" in ref.name:
+                trains = True
+                where = f"{ref.file}:{self.index(ref.file).classes[ref.name].line}" if ref.file else ref.module  # type: ignore[union-attr]
+                own_trainer = own_trainer or f"{ref.name} ({where}, constructed at {relative}:{line})"
+        keeps = any(
+            (key, value) in (("return_remaining_strings", True), ("fail_with_unknown_args", False),
+                             ("allow_extra_keys", True))
+            for _, keywords in facts.parse_calls
+            for key, value in keywords
+        )  # fmt: skip
+        return Program(
+            parser_text,
+            parser_text is not None and not unresolved,
+            frozenset(own),
+            tuple(unresolved),
+            trl_config,
+            own_trainer,
+            trains,
+            frozenset(facts.flags),
+            keeps,
+        )
+
+
+_EMPTY = PythonIndex({}, {}, (), (), {}, None, (), ())
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
