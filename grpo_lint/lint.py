@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
+from grpo_lint.premises import ASSUMED_READER
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.versions import Target, resolve_target
@@ -103,6 +104,15 @@ def lint_document(
         if detection.framework is None:
             return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
         framework = detection.framework
+        stated = framework in options.targets  # the user names the framework
+        if document.parser is None and workspace is not None and not stated and workspace.uses(framework) is None:
+            # found by a walk, no launch names it, and the repository never uses the framework: key likeness
+            # is no evidence (a retrieval tool's YAML with `model_name_or_path`)
+            from grpo_lint.versions import DISPLAY
+
+            name = DISPLAY[framework]
+            note = f"looks like a {name} config, but the repository neither imports nor depends on {name}"
+            return FileResult(document.path, "skipped", text=document.text, note=note)
     if document.launcher is None and options.accelerate is not None:
         document.launcher = options.accelerate
     if framework == "verl" and document.hydra is None:
@@ -116,9 +126,11 @@ def lint_document(
         target = _with_trl_under(target, options, workspace)
     if target.fork is not None and not target.fork.mapped:
         document.parser = None  # a copy whose schema grpo-lint cannot read: its keys are not known
-    elif document.parser is None and framework != "trl" and document.format != "python":
-        # ms-swift, verl and OpenRLHF read a config with their own parser whatever script starts them
+    elif document.parser is None and framework == "swift" and document.format != "python":
+        # `rlhf_type: grpo` and ms-swift's argument names: read by `swift rlhf`, whatever starts it
         document.parser = ""
+    elif document.parser is None and framework == "trl" and workspace is not None:
+        extra_keys = extra_keys | _assumed_reader(document, workspace)
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()
@@ -138,6 +150,20 @@ def lint_document(
     result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
     result.unchecked = unchecked
     return result
+
+
+def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:
+    """A TRL config no launch names: when every GRPO training script of the repository shows its parser,
+    one of them reads it (assumed): their keys are what it may hold. Returns the keys they add."""
+    scripts = workspace.grpo_scripts
+    if not scripts or any(not p.keys_known or p.keeps_unknown for _, p in scripts):
+        return frozenset()
+    names = ", ".join(name for name, _ in scripts[:3]) + (f" and {len(scripts) - 3} more" if len(scripts) > 3 else "")
+    document.parser = f"{ASSUMED_READER}one of the repository's GRPO training scripts ({names}) reads it"
+    trainers = {p.own_trainer for _, p in scripts}
+    if len(trainers) == 1:
+        document.trainer = trainers.pop()
+    return frozenset().union(*(p.own_keys | p.flags for _, p in scripts))
 
 
 def _plan(framework: str, document: Document, target: Target, options: Options, workspace: Workspace | None) -> RunPlan:

@@ -34,6 +34,9 @@ RELEASE_INDEPENDENT = frozenset({"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GR
 # key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
 # left unset. They need that key set to be shown; a framework copy inside the repository shows its own.
 KEY_RULES = frozenset({"GRPO002", "GRPO004", "GRPO009", "GRPO010"})
+# A copy of the framework shows more than its keys: its config's defaults give the value types (GRPO003)
+# and the group size a run gets when it sets none (GRPO101).
+SHOWN_BY_COPY = KEY_RULES | {"GRPO003", "GRPO101"}
 # What TRL's GRPOConfig and GRPOTrainer check or do with a config: the batch rules, the vLLM and reward
 # settings they read, their known bugs. A trainer of the repository's own reads the config its own way;
 # the group size and the sampling settings (GRPO101, GRPO2xx) still mean what they say there.
@@ -41,6 +44,10 @@ TRAINER_RULES = frozenset({
     "GRPO102", "GRPO103", "GRPO104", "GRPO105", "GRPO106", "GRPO107", "GRPO114", "GRPO304", "GRPO401",
     "GRPO402", "GRPO403", "GRPO404", "GRPO405", "GRPO406",
 })  # fmt: skip
+
+
+# A parser premise that is assumed rather than shown starts with this (grpo_lint.lint._assumed_reader).
+ASSUMED_READER = "assumed: "
 
 
 class Premise(NamedTuple):
@@ -65,6 +72,8 @@ def of_plan(plan: RunPlan) -> tuple[Premise, ...]:
     parser = plan.document.parser
     if parser is None:
         premises.append(Premise("parser", "unknown", "the program that reads this file is not known"))
+    elif parser.startswith(ASSUMED_READER):
+        premises.append(Premise("parser", "assumed", parser.removeprefix(ASSUMED_READER)))
     elif parser:
         premises.append(Premise("parser", "shown", parser))
     if plan.document.trainer:
@@ -91,7 +100,10 @@ def decide(
     premises = of_plan(plan)
     kept: list[Diagnostic] = []
     skipped: dict[str, str] = {}
-    parser_known = plan.document.parser is not None
+    parser = plan.document.parser
+    parser_known = parser is not None
+    written = set(plan.document.entries)
+    alone = plan.document.format in ("yaml", "json")  # a config file linted on its own, not through a launch
     copy_shows_keys = target.fork is not None and target.fork.mapped  # its own config files list its keys
     own_trainer = plan.document.trainer
     for diagnostic in diagnostics:
@@ -99,14 +111,19 @@ def decide(
         if own_trainer and code in TRAINER_RULES:
             skipped[code] = f"the run is trained by the repository's own {own_trainer}, which reads it its own way"
             continue
+        if not parser_known and alone and diagnostic.key not in written and diagnostic.severity > Severity.INFO:
+            # a file no launch names, read by a program that is not shown: only what it writes is known
+            skipped.setdefault(code, "the program that reads the file is not shown, so its defaults are not known")
+            continue
         if code in KEY_RULES:
             if not parser_known:
-                if diagnostic.severity > Severity.INFO:
-                    skipped[code] = (
-                        "the keys the file may hold are not known (the program that reads it is not shown: a "
-                        "script of the repository's own may define any key)"
-                    )
-                    continue
+                skipped[code] = (
+                    "the keys the file may hold are not known (the program that reads it is not shown: a "
+                    "script of the repository's own may define any key)"
+                )
+                continue
+            elif (parser or "").startswith(ASSUMED_READER) and diagnostic.severity is Severity.ERROR:
+                diagnostic = _reader_assumed(diagnostic, parser or "")
             elif code == "GRPO002" or copy_shows_keys or not target.uncertain:
                 pass  # a key no release has, or keys shown by the release or the copy itself
             elif target.unknown:
@@ -114,7 +131,7 @@ def decide(
                 continue
             elif diagnostic.severity is Severity.ERROR:
                 diagnostic = assumed(diagnostic, target, (code, diagnostic.key, diagnostic.span) in both)
-        elif code not in RELEASE_INDEPENDENT and target.unknown:
+        elif code not in RELEASE_INDEPENDENT and target.unknown and not (copy_shows_keys and code in SHOWN_BY_COPY):
             skipped[code] = f"the verdict depends on the release, and {target.uncertain}"
             continue
         elif code not in RELEASE_INDEPENDENT and target.uncertain and diagnostic.severity is Severity.ERROR:
@@ -138,3 +155,12 @@ def assumed(diagnostic: Diagnostic, target: Target, everywhere: bool = False) ->
         "it for the release that runs.)"
     )
     return diagnostic._replace(severity=Severity.WARNING, message=diagnostic.message + why)
+
+
+def _reader_assumed(diagnostic: Diagnostic, parser: str) -> Diagnostic:
+    """A key error for a config whose reader is only assumed: a warning that says which."""
+    return diagnostic._replace(
+        severity=Severity.WARNING,
+        message=diagnostic.message + f" (A warning, not an error: no launch names this file; it is assumed that "
+        f"{parser.removeprefix(ASSUMED_READER)}.)",
+    )

@@ -36,6 +36,9 @@ class Fork(NamedTuple):
     version: Version | None  # what its version file says; None when it has none
     schemas: Mapping[str, Mapping[str, Any]]  # its keys with their defaults, by flavour (verl: fsdp/megatron)
     mapped: bool  # False: grpo-lint cannot read its schema, so its keys are not checked
+    # verl: the config keys its trainer repeats each prompt by (`actor_rollout_ref.rollout.n` upstream;
+    # `rollout.n_agent` or `agent_grpo.n` in some forks): what the groups are made of. () when not read.
+    group_keys: tuple[str, ...] = ()
 
     def keys(self) -> frozenset[str]:
         return frozenset(key for schema in self.schemas.values() for key in schema)

@@ -83,7 +83,7 @@ def test_statistics(tmp_path):
         "2  GRPO102  error    partial-groups",
         "2  GRPO205  warning  low-diversity-sampling",
     ]
-    data = json.loads(run_cli(".", "--statistics", "--format", "json", cwd=tmp_path).stdout)
+    data = json.loads(run_cli(".", "--statistics", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path).stdout)
     assert data[0] == {"code": "GRPO102", "name": "partial-groups", "severity": "error", "count": 2}
 
 

@@ -45,6 +45,7 @@ def test_try_repo_fails_on_a_bad_config_and_passes_on_good_ones(tmp_path):
         "package.json": '{"name": "x", "version": "1.0.0"}',
         "build.sh": "#!/bin/bash\nset -e\nmake -j8 all\n",
         "setup_tools.py": "def add(a, b):\n    return a + b\n",
+        "requirements.txt": "trl==1.16.0\n",  # a TRL project: without it no YAML here is a TRL config
     }
     for name, text in files.items():
         (repo / name).write_text(text)

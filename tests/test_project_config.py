@@ -34,8 +34,11 @@ def codes_of(result) -> list[str]:
 
 def test_no_settings_file_reports_the_defaults(tmp_path):
     project(tmp_path, "[project]\nname = 'x'\n")
-    result = run_cli("configs", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    result = run_cli("configs/run.yaml", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
     assert codes_of(result) == ["GRPO002", "GRPO205"]
+    # Found by a walk, no launch names it: which script reads it is not shown, so no key is called unknown.
+    walked = run_cli("configs", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    assert codes_of(walked) == ["GRPO205"]
 
 
 def test_pyproject_settings_apply_and_flags_override_them(tmp_path):
@@ -108,8 +111,9 @@ exclude = ["legacy"]
 def test_own_file_beats_pyproject_and_isolated_ignores_both(tmp_path):
     project(tmp_path, '[tool.grpo-lint]\nignore = ["GRPO205"]\n')
     (tmp_path / ".grpo-lint.toml").write_text('ignore = ["GRPO002"]\n')
-    assert codes_of(run_cli("configs", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)) == ["GRPO205"]
-    isolated = run_cli("configs", "--isolated", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
+    named = "configs/run.yaml"
+    assert codes_of(run_cli(named, "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)) == ["GRPO205"]
+    isolated = run_cli(named, "--isolated", "--format", "json", "--target", "trl==1.16.0", cwd=tmp_path)
     assert codes_of(isolated) == ["GRPO002", "GRPO205"]
 
 

@@ -81,9 +81,9 @@ def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     text = CliRunner().invoke(main, ["--isolated", "."]).output
     assert "against TRL 0.18.0 (setup.py:1 trl[vllm]==0.18.0)" in text
-    # Without the pin nothing states the release: it is assumed, as the newest release in which every key the
-    # config writes exists (both were removed in 0.27/0.28), and the summary says so.
-    (tmp_path / "setup.py").unlink()
+    # Depending on TRL without a pin states no release: it is assumed, as the newest release that has every
+    # key the config writes (both were removed in 0.27/0.28), and the summary says so.
+    (tmp_path / "setup.py").write_text('_deps = ["accelerate>=1.2", "trl[vllm]"]\n')
     status, report = lint(tmp_path, monkeypatch, ".")
     assert status == 0 and codes(report) == []
     (target,) = report["summary"]["targets"]
@@ -142,8 +142,12 @@ def test_against_a_git_commit_the_release_is_assumed_from_the_keys_the_config_wr
     in which every key exists, and errors that depend on it are warnings naming that assumption."""
     commit = "019fc6dbaa03b888f9d5c1845f0f690da8ed310c"
     recipe = "vllm_device: auto\nnum_generations: 8\nper_device_train_batch_size: 7\ntemperatur: 0.9\n"
-    files = {"requirements.txt": f"trl @ git+https://github.com/huggingface/trl.git@{commit}\n", "grpo.yaml": recipe}
-    status, report = lint(write(tmp_path, files), monkeypatch, "--world-size", "1", ".")
+    files = {
+        "requirements.txt": f"trl @ git+https://github.com/huggingface/trl.git@{commit}\n",
+        "grpo.yaml": recipe,
+        "train.sh": "accelerate launch --num_processes 1 -m trl.scripts.grpo --config grpo.yaml\n",
+    }
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
     found = {d["code"]: d for d in report["diagnostics"]}
     assert status == 1 and found["GRPO002"]["severity"] == "error" and "GRPO004" not in found
     assert found["GRPO102"]["severity"] == "warning"  # 7 completions in groups of 8: rejected from 0.15 on
@@ -152,7 +156,7 @@ def test_against_a_git_commit_the_release_is_assumed_from_the_keys_the_config_wr
     assert target["source"].startswith("requirements.txt:1 trl at git commit 019fc6dbaa03")
     assert target["version"] == "0.17.0" and target["release_known"] is False
     # Told the release, the verdicts are errors, and the removed key is one too.
-    status, report = lint(tmp_path, monkeypatch, "--world-size", "1", "--target", "trl==0.19.1", ".")
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.19.1", ".")
     assert status == 1 and codes(report) == ["GRPO002", "GRPO004", "GRPO102"]
     assert {d["severity"] for d in report["diagnostics"]} == {"error"}
 
@@ -284,6 +288,13 @@ def test_fields_of_the_repositorys_own_dataclasses_are_known_keys(tmp_path, monk
                 "class PassRateArguments:\n    pass_rate_min: float = 0.1\n\n"
                 "parser = TrlParser((PassRateArguments,))\n"
             ),
+            "src/proj/grpo.py": (
+                "from trl import GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+                "from proj.configs import Extra\n"
+                "from scripts.filter import PassRateArguments\n\n"
+                "parser = TrlParser((ScriptArguments, Extra, ModelConfig, PassRateArguments))\n"
+            ),
+            "scripts/__init__.py": "",
             "recipes/grpo.yaml": RECIPE.replace("torch_dtype", "dtype").replace("max_prompt_length: 512\n", "")
             + "chat_template: x\nsystem_prompt: y\nwandb_entity: z\npass_rate_min: 0.2\nnum_generatons: 4\n",
         },
@@ -291,6 +302,9 @@ def test_fields_of_the_repositorys_own_dataclasses_are_known_keys(tmp_path, monk
     _, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")
     (typo,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
     assert typo["key"] == "num_generatons" and "num_generations" in typo["message"]
+    # no launch names the recipe: the repository's one GRPO script is assumed to read it, and says so
+    assert typo["severity"] == "warning" and "src/proj/grpo.py" in typo["message"]
+    assert {"kind": "parser", "basis": "assumed"}.items() <= typo["premises"][1].items()
     monkeypatch.chdir(tmp_path)
     shown = CliRunner().invoke(main, ["--isolated", "--show", "--target", "trl==1.16.0", "."]).output
     assert "scripts/filter.py: PassRateArguments" in shown and "src/proj/configs.py: Extra" in shown
@@ -313,7 +327,10 @@ def test_a_recipe_is_checked_with_the_world_size_of_the_script_that_launches_it(
                 "    src/proj/grpo.py --config recipes/grpo.yaml\n"
             ),
             "recipes/zero2.yaml": "distributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 8\n",
-            "src/proj/grpo.py": "from trl import GRPOConfig, TrlParser\n",
+            "src/proj/grpo.py": (
+                "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+                "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+            ),
         },
     )
     status, report = lint(tmp_path, monkeypatch, "--target", "trl==1.16.0", ".")

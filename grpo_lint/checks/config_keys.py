@@ -56,7 +56,7 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 plan,
                 "GRPO002",
                 f"`{key}` is not an argument of {fw(plan)}: swift stops with "
-                f"`ValueError: remaining_argv: ['--{key}', ...]`.",
+                f"`ValueError: remaining_argv: ['--{key.lstrip('-')}', ...]`.",
                 finding.entry,
                 fix=f"delete `{key}`, or check the argument name in the ms-swift docs",
             )

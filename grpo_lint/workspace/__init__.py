@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from grpo_lint.options import Options, PathPatterns
     from grpo_lint.versions import Fork
     from grpo_lint.workspace.arguments import RepoArguments
-    from grpo_lint.workspace.modules import Modules
+    from grpo_lint.workspace.modules import Modules, Program
     from grpo_lint.workspace.pins import Pin, Statements
 
 __all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
@@ -74,6 +74,56 @@ class Workspace:
         from grpo_lint.workspace.arguments import read_arguments
 
         return read_arguments(self.modules, tuple(f.package + "/" for f in self.forks.values()))
+
+    def uses(self, framework: str) -> str | None:
+        """Where the repository shows that it uses a framework at all: a statement of it (even unpinned), a
+        copy of it, or a module or notebook that imports it. None: it shows none, and a file that only
+        looks like one of its configs is not one."""
+        if framework in self.forks:
+            return f"a copy of it in {self.forks[framework].package}/"
+        stated = self.pins.uses(framework)
+        if stated is not None:
+            return stated.provenance
+        return self._imports.get(framework)
+
+    @cached_property
+    def _imports(self) -> dict[str, str]:
+        """The first module or notebook that imports each framework (a byte search, nothing parsed)."""
+        import re
+
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        pattern = re.compile(rb"""(?:^|["'\s])(?:from|import)\s+(trl|swift|verl|openrlhf|unsloth)\b""", re.M)
+        names = {b"trl": "trl", b"unsloth": "trl", b"swift": "swift", b"verl": "verl", b"openrlhf": "openrlhf"}
+        found: dict[str, str] = {}
+        for name in self.files:
+            if not name.endswith((".py", ".ipynb")) or len(found) == 4:
+                continue
+            data = read_file(self.root / name, 4 * 1024 * 1024, within=self.root)
+            if isinstance(data, ReadProblem):
+                continue
+            for match in pattern.finditer(data):
+                found.setdefault(names[match.group(1)], f"{name} imports {match.group(1).decode()}")
+        return found
+
+    @cached_property
+    def grpo_scripts(self) -> list[tuple[str, Program]]:
+        """The repository's TRL GRPO training scripts that build their arguments with a parser."""
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        found = []
+        for name in self.files:
+            if not name.endswith(".py") or name.startswith(tuple(f.package + "/" for f in self.forks.values())):
+                continue
+            data = read_file(self.root / name, 2 * 1024 * 1024, within=self.root)
+            if isinstance(data, ReadProblem) or b"GRPO" not in data or b"Parser" not in data:
+                continue
+            program = self.modules.program(self.root / name)
+            if program is not None and program.trains and program.parser is not None:
+                found.append((name, program))
+        return found
 
     def fork(self, framework: str) -> Fork | None:
         return self.forks.get(framework)

@@ -68,7 +68,23 @@ def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> F
             fields.update(_dataclass_fields(root / name))
         schemas = {"": fields}
     mapped = any(schemas.values())
-    return Fork(framework, package, version, schemas if mapped else {}, mapped)
+    groups = _group_keys(root / package) if framework == "verl" else ()
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups)
+
+
+# `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
+# training loop of verl's RayPPOTrainer (validation batches are repeated by their own keys).
+_REPEAT = re.compile(r"^[ \t]*(\w+)\s*=\s*\w+\.repeat\(\s*repeat_times\s*=\s*self\.config\.([\w.]+)", re.M)
+
+
+def _group_keys(package_dir: Path) -> tuple[str, ...]:
+    """The config keys a verl copy's trainer repeats the training prompts by: each response of a prompt
+    is one member of that prompt's group."""
+    text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
+    if not text:
+        return ()
+    found = [m.group(2) for m in _REPEAT.finditer(text) if not m.group(1).startswith(("test", "val"))]
+    return tuple(dict.fromkeys(found))
 
 
 def _version(framework: str, root: Path, package: str, present: set[str]) -> Version | None:

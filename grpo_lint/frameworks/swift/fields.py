@@ -110,6 +110,9 @@ _REMOVED = (
         "not the old function",
     ),
     FieldSpec("num_infer_workers", "int", since="3.2.0", removed="3.6.0", replacement="vllm_mode"),
+    # CompatArguments of 3.x (swift/llm/argument/base_args/base_args.py, 3.1-3.12): gone with the 4.0 rewrite
+    FieldSpec("ckpt_dir", "str?", removed="4.0.0", note="use `--model` (a full checkpoint) or `--adapters` (LoRA)"),
+    FieldSpec("lora_modules", "list", removed="4.0.0", replacement="adapters"),
     FieldSpec("vllm_device", "any", removed="3.6.0", replacement="vllm_mode"),
     FieldSpec("use_lmdeploy", "bool", removed="3.5.0", note="use `use_vllm: true` or the PT engine"),
     FieldSpec("lmdeploy_device", "any", removed="3.5.0"),

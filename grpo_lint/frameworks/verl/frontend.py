@@ -178,8 +178,16 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         problems=problems,
         key_findings=findings,
         specs=plan_specs,
-        native=run if context.entry is None else None,
+        native=run if context.entry is None and _groups_upstream(target) else None,
     )
+
+
+def _groups_upstream(target: Target) -> bool:
+    """Whether the run's groups are made of `rollout.n` responses, as upstream verl makes them. A copy
+    whose trainer repeats the prompts by other keys (`rollout.n_agent`, `agent_grpo.n`) forms its own
+    groups, and verl's batch arithmetic, which multiplies by `rollout.n`, does not describe it."""
+    fork = target.fork
+    return fork is None or not fork.group_keys or fork.group_keys == (f"{ROLLOUT}.n",)
 
 
 def _checkable(value: Any) -> bool:
@@ -234,6 +242,8 @@ def _key_findings(
     findings: list[KeyFinding] = []
     added: list[Entry] = []
     for path, entry in {**document.entries, **dict(context.unresolved)}.items():
+        if path == "hydra" or path.startswith("hydra."):
+            continue  # Hydra's own config node (hydra.run.dir, ...): always there, overridable without `+`
         prefix = context.prefixes.get(path, "")
         from_file = document.format != "hydra" or entry.key_span.path is not None
         known = path in specs or index.known(path, from_file) or (path in context.file_keys and not from_file)
