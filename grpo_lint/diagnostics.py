@@ -71,6 +71,32 @@ class Diagnostic(NamedTuple):
     fixes: tuple[Fix, ...] = ()
     # What the verdict takes as given (grpo_lint.premises.Premise): release, parser, world size.
     premises: tuple = ()
+    # In a notebook: (cell number, the line of the joined code where the cell starts, the line of the .ipynb
+    # file that holds the cell's first source line or 0). The span counts lines of the joined code.
+    cell: tuple[int, int, int] | None = None
+
+    def shown_line(self) -> int:
+        """The line as a reader finds it: in its cell for a notebook, in the file otherwise."""
+        line = self.span.line if self.span else 1
+        return line - self.cell[1] + 1 if self.cell else line
+
+    def raw_lines(self) -> tuple[int, int]:
+        """First and last line in the file as stored: for a notebook, lines of its JSON (one source line a
+        JSON line, as nbformat writes them; the cell's first line when that layout is not known)."""
+        span = self.span
+        if self.cell is None:
+            return (span.line, span.end_line) if span else (1, 1)
+        base = self.cell[2]
+        if not base:
+            return 1, 1
+        first = base + self.shown_line() - 1
+        return first, first + ((span.end_line - span.line) if span else 0)
+
+    def location(self) -> str:
+        """`path:line:col`, or `path:cell N:line:col` in a notebook (as ruff shows notebook positions)."""
+        column = self.span.column if self.span else 1
+        where = f"cell {self.cell[0]}:" if self.cell else ""
+        return f"{self.path}:{where}{self.shown_line()}:{column}"
 
     def applicable(self, unsafe: bool = False) -> list[Fix]:
         """The fixes `--fix` may apply, best first (unsafe ones only with --unsafe-fixes)."""

@@ -31,6 +31,7 @@ from grpo_lint.workspace import Candidate, Workspace, build
 
 if TYPE_CHECKING:
     from grpo_lint.plan import Setting
+    from grpo_lint.versions import Target
 
 __all__ = ["FileResult", "Report", "lint_bytes", "lint_document", "lint_paths", "lint_text", "selected"]
 
@@ -66,9 +67,51 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
             results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
             continue
         results[index] = guarded(candidate.display, options, _lint_found, candidate, others, kinds[index], options)
+    _one_release_per_premise(results, candidates, kinds, others, options)
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
     return Report(files, workspace)
+
+
+def _one_release_per_premise(
+    results: dict[int, FileResult], candidates: list[Candidate], kinds: list[str], others: _Launchers, options: Options
+) -> None:
+    """Where the repository does not state its release, each run assumed the release its own keys fit; one
+    repository runs one release, though, so the keys of all the runs that rest on the same assumption decide
+    it together (a run that writes no key of a later release fits it as well as an older one). Files whose
+    own guess differs from the repository's are linted again against it."""
+    from grpo_lint.versions import fitting
+
+    groups: dict[tuple[str, str], tuple[Target, list[str]]] = {}
+    for result in results.values():
+        for plan in result.plans:
+            target = plan.target
+            if target.basis != "assumed" or target.fork is not None or plan.framework in options.targets:
+                continue
+            _, keys = groups.setdefault((target.framework, target.uncertain), (target, []))
+            keys.extend(plan.document.entries)
+    chosen: dict[tuple[str, str], Target] = {}
+    for (framework, why), (target, keys) in groups.items():
+        window = fitting(framework, target.admits, keys) or target.admits
+        if not window:
+            continue
+        stated = target.source.partition(": assumed")[0] if ": assumed" in target.source else ""
+        source = (f"{stated}: " if stated else "") + (
+            f"assumed {window[-1]}, the newest release that fits the keys the repository's runs write"
+        )
+        chosen[(framework, why)] = target._replace(version=window[-1], source=source, allows=window)
+    if not chosen:
+        return
+    for index, result in list(results.items()):
+        targets = {}
+        for plan in result.plans:
+            found = chosen.get((plan.target.framework, plan.target.uncertain))
+            if found is not None and found.version != plan.target.version:
+                targets[found.framework] = found
+        if targets:
+            again = options._replace(targets={**options.targets, **targets})
+            candidate = candidates[index]
+            results[index] = guarded(candidate.display, again, _lint_found, candidate, others, kinds[index], again)
 
 
 def _lint_found(candidate: Candidate, others: _Launchers, kind: str, options: Options) -> FileResult:
@@ -201,6 +244,7 @@ _KINDS = {
     ".yaml": "config",
     ".yml": "config",
     ".json": "config",
+    ".ipynb": "notebook",
 }
 
 
@@ -244,6 +288,10 @@ def _lint_code(
 ) -> FileResult:
     if kind == "python":
         return lint_python(text, display, explicit, options, workspace)
+    if kind == "notebook":
+        from grpo_lint.lint import lint_notebook
+
+        return lint_notebook(text, display, explicit, options, workspace)
     from grpo_lint.launch.runs import read_script
 
     root = workspace.root if workspace is not None else Path.cwd()

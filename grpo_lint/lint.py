@@ -277,10 +277,10 @@ def _lint_run(
     linted = lint_document(run.document, options._replace(framework=run.launch.framework), workspace, run.extra_keys)
     found = list(linted.diagnostics)
     cut = next((c for c in script.cutoffs if c.command_line == run.launch.command.line), None)
-    if cut is not None:  # judged as bash runs it; GRPO501 reports the cut itself
+    if cut is not None:  # judged as written; GRPO501 reports the cut itself
         assumption = (
-            f" (This reads the command as bash runs it: the words after the comment on line {cut.comment.line} "
-            "are not part of it; see GRPO501.)"
+            f" (This reads the command as written, with the words after the comment on line {cut.comment.line}, "
+            "which bash cuts off; see GRPO501.)"
         )
         found = [d._replace(message=d.message + assumption) if not d.code.startswith("GRPO5") else d for d in found]
     read = _read_keys(run.launch.framework)
@@ -357,6 +357,29 @@ def lint_python(text: str, display: str, explicit: bool, options: Options, works
     if not code.configs and not diagnostics:
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
+
+
+def lint_notebook(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:
+    """A notebook: its code cells linted as one Python file, each diagnostic placed in its cell."""
+    from grpo_lint.sources.notebook import NotebookError, python_text
+
+    try:
+        code, cells = python_text(text)
+    except NotebookError as exc:
+        if explicit and not options.only_configs:
+            return finish(unreadable(display, ReadProblem(str(exc), Span.point(1, 1), text), options), options)
+        return FileResult(display, "skipped", note=str(exc))
+    result = lint_python(code, display, explicit, options, workspace)
+    if result.status == "linted":
+        placed = []
+        for d in result.diagnostics:
+            cell = cells.cell_at(d.span.line) if d.span is not None else None
+            if cell is not None:
+                d = d._replace(cell=(cell.number, cell.first_line, cell.raw_line))
+            placed.append(d._replace(fixes=()))  # edits of the joined code are no edits of the .ipynb
+        result.diagnostics = placed
+        result.format = "notebook"
+    return result
 
 
 # --- filters ---------------------------------------------------------------------------------

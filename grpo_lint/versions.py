@@ -60,6 +60,7 @@ class Target(NamedTuple):
     unknown: bool = False  # no known release stands for it: release-dependent rules do not report
     note: str = ""  # which statement was used when several disagree, or the installed release differs
     allows: tuple[Version, ...] = ()  # an assumed release: the releases it stands for, oldest first
+    admits: tuple[Version, ...] = ()  # an assumed release: every release its statement allows, keys aside
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -220,9 +221,10 @@ def _assumed(
         source = f"{shown}assumed {version}, the newest release that fits the keys this config writes"
     else:
         source = f"{shown}assumed {version}, the newest {'allowed' if stated else 'known'}"
-    return Target(
-        framework, version, source, uncertain=why, allows=tuple(v for v in window if v >= FIRST_GRPO[framework])
-    )
+    first = FIRST_GRPO[framework]
+    allows = tuple(v for v in window if v >= first)
+    admits = tuple(v for v in allowed if v >= first)
+    return Target(framework, version, source, uncertain=why, allows=allows, admits=admits)
 
 
 def fitting(framework: str, allowed: tuple[Version, ...], keys: Iterable[str]) -> tuple[Version, ...]:

@@ -138,8 +138,12 @@ def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():
     found = {d.code: d for d in script(text).diagnostics}
     assert "GRPO501" in found and found["GRPO501"].span.line == 5
     assert "--num_generations" in found["GRPO501"].message
-    group = next(d for code, d in found.items() if code.startswith("GRPO1"))
-    assert "words after the comment on line 5 are not part of it" in group.message
+    # The run is judged as written, the words after the comment included: 3 x 4 = 12 holds groups of 6, so
+    # the cut is the one problem (as bash runs it, num_generations would be its default, 8).
+    assert list(found) == ["GRPO501"]
+    broken = text.replace("--num_generations 6", "--num_generations 5")
+    group = next(d for d in script(broken).diagnostics if d.code.startswith("GRPO1"))
+    assert "--num_generations 5" in group.message and "with the words after the comment on line 5" in group.message
     fixed = text.replace("  # --num_generations 4 \\\n", "")
     assert [d.code for d in script(fixed).diagnostics] == []
 

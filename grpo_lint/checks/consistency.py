@@ -229,8 +229,10 @@ def reward_weights_length(plan: RunPlan, options: Options) -> Iterator[Diagnosti
         extra = 1 if plan.value("reward_model_name_or_path") else 0
         models = "reward_model_name_or_path"
     else:
-        if plan.target.version >= Version("4.3.0"):
-            extra = len(_as_list(plan.value("reward_model")))
+        # GRPOTrainer appends each reward model to the list it then compares the weights with (its
+        # `self.reward_funcs` is that list): 3.1-3.4 take one model, 3.5 on every --reward_model given.
+        given = _as_list(plan.value("reward_model"))
+        extra = min(len(given), 1) if plan.target.version < Version("3.5.0") else len(given)
         models = "reward_model"
     n_weights = len(_as_list(weights.value))
     if n_weights == n_funcs + extra:

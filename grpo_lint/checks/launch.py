@@ -103,7 +103,10 @@ def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Itera
         return
     use_vllm = plan is not None and plan.value("use_vllm") is True
     version = plan.target.version if plan is not None else None
-    if use_vllm and version is not None and version < _DEVICE_MAP_CHECKED:
+    # 3.1-3.4 switch the same fast-inference mode on for LMDeploy (rlhf_args.py: `if self.use_vllm or
+    # self.use_lmdeploy: os.environ['USE_FAST_INFERENCE'] = '1'`, v3.2.0-v3.4.0 tags)
+    lmdeploy = plan is not None and _written_true(plan, "use_lmdeploy")
+    if (use_vllm or lmdeploy) and version is not None and version < _DEVICE_MAP_CHECKED:
         # 3.1-3.5 set USE_FAST_INFERENCE for GRPO with vLLM, and is_mp() returns before its assert: no
         # device_map, one GPU per process, the rest left to vLLM (ms-swift's own 3.4 example: 8 GPUs, 7 processes)
         return
@@ -130,6 +133,12 @@ def _device_map(launch: Launch, plan: RunPlan | None, options: Options) -> Itera
             fix,
             key="CUDA_VISIBLE_DEVICES",
         )
+
+
+def _written_true(plan: RunPlan, key: str) -> bool:
+    """A switch the run sets true as written (a key no longer in the target's table has no setting)."""
+    entry = plan.document.entries.get(key)
+    return entry is not None and str(entry.value).lower() in ("true", "1")
 
 
 def _bypassed(launch: Launch) -> Iterator[Diagnostic]:

@@ -36,7 +36,10 @@ def render_github(report: Report) -> str:
 def _annotation(d: Diagnostic, name: str) -> str:
     span = d.span
     properties = [("file", d.path)]
-    if span:
+    if span and d.cell is not None:  # a notebook: the lines of its JSON, where GitHub shows the file
+        first, last = d.raw_lines()
+        properties += [("line", str(first)), ("endLine", str(last))]
+    elif span:
         properties += [
             ("line", str(span.line)),
             ("endLine", str(span.end_line)),

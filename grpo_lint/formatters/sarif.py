@@ -82,11 +82,18 @@ def _rule(code: str, name: str, summary: str, severity: Severity) -> dict[str, A
 
 def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
     span = d.span
-    region = (
-        {"startLine": span.line, "startColumn": span.column, "endLine": span.end_line, "endColumn": span.end_column}
-        if span
-        else {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
-    )
+    if span and d.cell is not None:  # a notebook: lines of its JSON (columns there are not the code's)
+        first, last = d.raw_lines()
+        region: dict[str, Any] = {"startLine": first, "endLine": last}
+    elif span:
+        region = {
+            "startLine": span.line,
+            "startColumn": span.column,
+            "endLine": span.end_line,
+            "endColumn": span.end_column,
+        }
+    else:
+        region = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
     text = d.message + (f"\nfix: {d.fix}" if d.fix else "")
     result: dict[str, Any] = {
         "ruleId": d.code,
@@ -105,6 +112,9 @@ def _result(d: Diagnostic, index: dict[str, int]) -> dict[str, Any]:
         from grpo_lint.formatters.json_format import premises
 
         result["properties"] = {"premises": premises(d)}
+    if d.cell is not None:
+        result.setdefault("properties", {})["cell"] = d.cell[0]
+        result["properties"]["lineInCell"] = d.shown_line()
     return result
 
 

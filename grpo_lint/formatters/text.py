@@ -53,8 +53,7 @@ def assumptions(report: Report) -> str:
             else "an error that depends on the release is a warning unless the oldest release that fits gives it too"
         )
         + ")"
-        for t in report.targets()
-        if t.uncertain
+        for t in {(t.framework, t.version, t.uncertain): t for t in report.targets() if t.uncertain}.values()
     ]
     return ("\nAssumed: " + "; ".join(named) + ". Pin the release, or pass --target, to judge it.") if named else ""
 
@@ -62,8 +61,7 @@ def assumptions(report: Report) -> str:
 def render_concise(report: Report, quiet: bool = False, verbose: bool = False) -> str:
     """One line per diagnostic (`path:line:col: severity[code] message`), then the summary line."""
     out = [
-        f"{d.path}:{d.span.line if d.span else 1}:{d.span.column if d.span else 1}: "
-        f"{d.severity.label}[{d.code}] {_mark(d, report)}{d.message}"
+        f"{d.location()}: {d.severity.label}[{d.code}] {_mark(d, report)}{d.message}"
         for result in report.files
         for d in result.diagnostics
     ]
@@ -95,10 +93,8 @@ def _mark(d: Diagnostic, report: Report) -> str:
 
 
 def _render_one(d: Diagnostic, lines: list[str], color: bool, mark: str = "") -> list[str]:
-    line = d.span.line if d.span else 1
-    column = d.span.column if d.span else 1
     head = (
-        _style(f"{d.path}:{line}:{column}:", color, bold=True)
+        _style(f"{d.location()}:", color, bold=True)
         + " "
         + _style(f"{d.severity.label}[{d.code}]", color, fg=_COLORS[d.severity], bold=True)
         + f" {mark}{d.message}"
@@ -106,13 +102,13 @@ def _render_one(d: Diagnostic, lines: list[str], color: bool, mark: str = "") ->
     block = [head]
     if d.span and 1 <= d.span.line <= len(lines):
         source = lines[d.span.line - 1].expandtabs(1)
-        width = len(str(d.span.line))
+        width = len(str(d.shown_line()))
         start = max(d.span.column - 1, 0)
         end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(source)
         source, start, end = _excerpt(source, start, end)
         caret = "^" * max(min(end, len(source)) - start, 1)
         gutter = " " * width
-        block.append(_style(f"  {d.span.line} | ", color, fg="blue") + source)
+        block.append(_style(f"  {d.shown_line()} | ", color, fg="blue") + source)
         block.append(
             _style(f"  {gutter} | ", color, fg="blue") + " " * start + _style(caret, color, fg=_COLORS[d.severity])
         )

@@ -53,7 +53,11 @@ def read_script(
     script = parse(text, path)
     places = Places(Path(path).resolve().parent, root, modules)
     result = ScriptRuns(script)
-    result.launches = [launch for c in script.commands if (launch := recognise(c, places)) is not None]
+    # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
+    # the comment: they are what the run means, and what it runs once the comment is moved.
+    lost = {cut.command_line: cut.lost for cut in script.cutoffs}
+    intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
+    result.launches = [launch for c in intended if (launch := recognise(c, places)) is not None]
     for launch in result.launches:
         run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
         if launch.role == "megatron":

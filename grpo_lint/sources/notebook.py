@@ -22,6 +22,7 @@ class Cell(NamedTuple):
     source: str  # as written
     first_line: int  # the line of the joined Python text where this cell starts (1-based)
     python: bool  # False for a cell magic (`%%bash`, `%%writefile`) that is not Python
+    raw_line: int = 0  # the line of the .ipynb file that holds the cell's first source line (0: not known)
 
 
 class Cells:
@@ -35,11 +36,13 @@ class Cells:
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a line of the joined text."""
+        cell = self.cell_at(line)
+        return (cell.number, line - cell.first_line + 1) if cell is not None else (1, line)
+
+    def cell_at(self, line: int) -> Cell | None:
         if not self.cells:
-            return 1, line
-        index = max(bisect_right(self.starts, line) - 1, 0)
-        cell = self.cells[index]
-        return cell.number, line - cell.first_line + 1
+            return None
+        return self.cells[max(bisect_right(self.starts, line) - 1, 0)]
 
 
 class NotebookError(ValueError):
@@ -47,7 +50,7 @@ class NotebookError(ValueError):
 
 
 def load(text: str) -> list[tuple[int, str, str]]:
-    """(cell number, cell type, source) of every cell, in order."""
+    """(cell number, cell type, source) of every cell, in order (source lines joined)."""
     from grpo_lint.sources.numbers import integer
 
     try:
@@ -77,17 +80,35 @@ def code_cells(text: str) -> list[Cell]:
         return []
 
 
+def _raw_lines(text: str, count: int) -> list[int]:
+    """The line of the .ipynb text where each cell's source starts, as nbformat writes it (one JSON string a
+    line, after `"source": [`); [] when the file is laid out otherwise."""
+    found = []
+    line, position = 1, 0
+    while True:
+        at = text.find('"source":', position)
+        if at < 0:
+            break
+        line += text.count("\n", position, at)
+        rest = text[at + 9 : at + 40].lstrip(" ")
+        found.append(line + 1 if rest.startswith("[") and not rest.startswith("[]") else line)
+        position = at + 9
+    return found if len(found) == count else []
+
+
 def python_text(text: str) -> tuple[str, Cells]:
     """The code cells joined into one Python text, and where each cell starts in it."""
     lines: list[str] = []
     cells: list[Cell] = []
-    for number, kind, source in load(text):
+    loaded = load(text)
+    raw = _raw_lines(text, len(loaded))
+    for number, kind, source in loaded:
         if kind != "code":
             continue
         own = source.splitlines() or [""]
         first = own[0].lstrip()
         python = not first.startswith("%%") or first.startswith(("%%time", "%%capture"))
-        cells.append(Cell(number, source, len(lines) + 1, python))
+        cells.append(Cell(number, source, len(lines) + 1, python, raw[number - 1] if raw else 0))
         for line in own:
             stripped = line.lstrip()
             if not python:

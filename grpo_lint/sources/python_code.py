@@ -81,8 +81,10 @@ class PythonFile(NamedTuple):
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
+    from grpo_lint.sources.python_syntax import parse
+
     try:
-        tree = ast.parse(text, filename=path)
+        tree = parse(text, filename=path)
     except SyntaxError as exc:
         line, column = exc.lineno or 1, exc.offset or 1
         return ReadProblem(f"Python syntax error: {exc.msg}", Span.point(line, column), text)

@@ -371,6 +371,8 @@ class _Lexer:
             elif char == "\\" and self.peek(1) == "\n":
                 self.advance(2)
                 self.continued = bool(self.words)
+            elif char == "\\" and self.i + 1 == len(self.text):
+                self.advance()  # a `\` on the last line with no newline after it: bash drops it, the command ends
             elif char == "\n":
                 self.advance()
                 self.end_command()

@@ -11,12 +11,13 @@ from pathlib import Path
 from grpo_lint.sources.reading import read_head, special_kind
 
 # Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
-SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py")
+SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py", ".ipynb")
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", "site-packages", "wandb", ".hypothesis",
 })  # fmt: skip
 MAX_CONFIG_BYTES = 2 * 1024 * 1024  # a found file larger than this is data, not a config
+MAX_NOTEBOOK_BYTES = 10 * 1024 * 1024  # notebooks carry their outputs (plots, logs): read up to the input bound
 _NOT_CONFIGS = ("trainer_state.json", "tokenizer.json", "tokenizer_config.json", "package-lock.json")
 _MAX_DEPTH = 24
 
@@ -75,7 +76,7 @@ def too_big_or_data(path: Path) -> str | None:
     if kind is not None:
         return f"{kind}, not a regular file (not opened)"
     size = info.st_size
-    if size > MAX_CONFIG_BYTES:
+    if size > (MAX_NOTEBOOK_BYTES if path.suffix.lower() == ".ipynb" else MAX_CONFIG_BYTES):
         return f"{size // (1024 * 1024)} MB: too large to be a config"
     if path.suffix.lower() == ".json":
         head = (read_head(path, 256) or b"").lstrip(b"\xef\xbb\xbf \t\r\n")

@@ -97,6 +97,12 @@ class Statements(NamedTuple):
         mine = [p for p in self.pins if p.framework == framework]
         if not mine:
             return None, ""
+        own = [p for p in mine if p.folder == relative and relative]  # the file's own (a notebook's install cell)
+        if own:
+            return _best(own), _disagreement(own)
+        mine = [p for p in mine if not p.folder.endswith(".ipynb")]  # another notebook's speaks for it alone
+        if not mine:
+            return None, ""
         folder = relative.rpartition("/")[0]
         while True:
             here = [p for p in mine if p.folder == folder]
@@ -146,7 +152,8 @@ def find_pins(root: Path, files: list[str]) -> Statements:
         if reader is _conda and b"dependencies" not in data:
             continue  # a YAML that is no environment file
         text = data.decode("utf-8", "replace")
-        folder = name.rpartition("/")[0]
+        # a notebook's install cell speaks for that notebook alone; other statements for their folder
+        folder = name if name.endswith(".ipynb") else name.rpartition("/")[0]
         try:
             for line, written, kind in reader(text):
                 pin = _pin(written, f"{name}:{line}" if line else name, kind)

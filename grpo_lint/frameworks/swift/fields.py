@@ -140,4 +140,15 @@ def swift_table() -> FieldTable:
             specs[name] = specs[name]._replace(**changes)
     for removed in _REMOVED:
         specs[removed.name] = removed
+    # When each argument of `swift rlhf` came and went, read from every release's sources by
+    # tools/swift_history.py; the checked entries above stand where they say more.
+    trainer = load("training_arguments")  # transformers' fields stay whatever ms-swift redeclares
+    for name, (since, removed) in load("swift_history").items():
+        spec = specs.get(name)
+        if name in trainer:
+            continue
+        if spec is None:
+            specs[name] = FieldSpec(name, "any", since=since, removed=removed)
+        elif spec.since is None and spec.removed is None:
+            specs[name] = spec._replace(since=since, removed=removed)
     return FieldTable("swift", specs)
