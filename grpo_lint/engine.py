@@ -92,7 +92,9 @@ def _one_release_per_premise(
             keys.extend(plan.document.entries)
     chosen: dict[tuple[str, str], Target] = {}
     for (framework, why), (target, keys) in groups.items():
-        window = fitting(framework, target.admits, keys) or target.admits
+        own = others.workspace.known_keys(framework)  # the repository's own fields say nothing of the release
+        window = fitting(framework, target.admits, [k for k in keys if k.lstrip("-").replace("-", "_") not in own])
+        window = window or target.admits
         if not window:
             continue
         stated = target.source.partition(": assumed")[0] if ": assumed" in target.source else ""

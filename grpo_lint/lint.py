@@ -242,6 +242,11 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
         plan = None
         if run is not None:
             plan, found, unchecked = _lint_run(run, script, options, workspace)
+            if run.unparsable:
+                # Hydra stops on the command before it reads a setting (GRPO001 says where): what else the
+                # command would do depends on what it means to say, which is not known
+                found = [d for d in found if d.severity is Severity.INFO or d.code.startswith(("GRPO5", "GRPO2"))]
+                unchecked = [f"the settings of line {launch.command.line}: Hydra cannot parse the command (GRPO001)"]
             diagnostics.extend(found)
             skipped_rules.extend(f"line {launch.command.line}: {u}" for u in unchecked)
             if plan is not None:

@@ -75,7 +75,9 @@ class Report:
         targets = self.targets()
         if not targets:
             return ""
-        return "against " + ", ".join(f"{t} ({t.source})" for t in targets)
+        return "against " + ", ".join(
+            f"{t.framework_name}, release unknown ({t.source})" if t.unknown else f"{t} ({t.source})" for t in targets
+        )
 
     @property
     def diagnostics(self) -> list[Diagnostic]:

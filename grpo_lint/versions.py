@@ -192,6 +192,9 @@ def resolve_target(
     installed = installed_version(framework)
     own = repository.known_keys(framework) if repository is not None else frozenset()
     if pin is not None:
+        if pin.fork:
+            why = f"{pin.provenance} has keys and checks of its own, and its files are not in the checkout"
+            return Target(framework, NEWEST_KNOWN[framework], pin.provenance, uncertain=why, unknown=True, note=note)
         if pin.commit:
             why = f"{pin.provenance} names no release grpo-lint can tell"
             return _assumed(framework, releases(framework), keys, pin.provenance, why, own)._replace(note=note)

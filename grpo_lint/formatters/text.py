@@ -46,7 +46,7 @@ def not_checked(report: Report) -> list[str]:
 def assumptions(report: Report) -> str:
     """The premises a run assumed, named once: each release that no file showed."""
     named = [
-        f"{t} ({t.uncertain}; "
+        f"{t.framework_name if t.unknown else t} ({t.uncertain}; "
         + (
             "rules whose verdict depends on the release did not report"
             if t.unknown

@@ -31,6 +31,9 @@ class Run(NamedTuple):
     document: Document
     unresolved: dict[str, Word]  # flags whose values depend on variables not known before launch
     extra_keys: frozenset[str]  # flags the launched script defines itself (argparse)
+    # Words the program cannot even parse (Hydra's override grammar): it stops before it reads any
+    # setting, and which settings the command means is not known.
+    unparsable: bool = False
 
 
 class ScriptRuns:
@@ -74,8 +77,10 @@ def _run(
 ) -> Run | None:
     extra, parser, trainer = _script_facts(launch, places)
     if launch.framework == "verl":
+        before = len(result.problems)
         document, unresolved = _verl_document(launch, script, places, result)
-        return _finish_run(Run(launch, document, unresolved, extra))
+        broken = any(p.code == "GRPO001" and p.severity is Severity.ERROR for p in result.problems[before:])
+        return _finish_run(Run(launch, document, unresolved, extra, broken))
     if launch.framework == "openrlhf":
         flags, unresolved = flag_entries(launch.args)
         return _finish_run(Run(launch, Document(script.path, script.text, "cli", flags), unresolved, extra))

@@ -75,6 +75,7 @@ class Pin(NamedTuple):
     kind: int = DEPENDENCY
     allows: tuple[Version, ...] = ()  # the known releases it admits, oldest first (a range, a pre-release)
     commit: bool = False  # a git commit: no release grpo-lint can tell
+    fork: bool = False  # another project's copy of the framework (a git submodule of a fork): its own keys
 
     @property
     def shown(self) -> bool:
@@ -171,6 +172,8 @@ def _reader(name: str):  # type: ignore[no-untyped-def]
     base = name.rpartition("/")[2].lower()
     if _REQUIREMENT_FILE.search(name):
         return _requirements
+    if base == ".gitmodules":
+        return _gitmodules
     readers = {
         "setup.py": _setup_py,
         "setup.cfg": _setup_cfg,
@@ -193,6 +196,10 @@ def _reader(name: str):  # type: ignore[no-untyped-def]
 
 
 def _pin(text: str, where: str, kind: int) -> Pin | None:
+    if text.startswith(_SUBMODULE):
+        framework, path, url, fork = text.removeprefix(_SUBMODULE).split("\t")
+        what = f"a git submodule of a fork ({url})" if fork == "1" else f"a git submodule ({url})"
+        return Pin(framework, None, f"{where} {path}: {what}", True, kind=kind, commit=True, fork=fork == "1")
     text = text.strip().strip("\"'")
     if not text or text.startswith("#"):
         return None
@@ -431,6 +438,38 @@ def _conda(text: str) -> Lines:
             # conda's `trl=0.18.0` pins with one `=`; pip lines use PEP 440
             lines.append((0, re.sub(r"^([A-Za-z0-9_.\-\[\]]+)=(?!=)([^=]+)$", r"\1==\2", item.strip()), DEPENDENCY))
     return lines
+
+
+# The framework's own repositories: a submodule of one of them is the framework at a commit; of another
+# owner's, a fork with keys and checks of its own.
+_UPSTREAM = {"trl": "huggingface/trl", "swift": "modelscope/ms-swift", "verl": ("volcengine/verl", "verl-project/verl"),
+             "openrlhf": "openrlhf/openrlhf"}  # fmt: skip
+
+
+def _gitmodules(text: str) -> Lines:
+    """`[submodule "verl"] path = verl url = https://github.com/owner/verl.git`: the framework from git, at the
+    commit the superproject records."""
+    import configparser
+
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read_string(text)
+    lines: Lines = []
+    for section in parser.sections():
+        path = parser.get(section, "path", fallback="")
+        url = parser.get(section, "url", fallback="")
+        repository = re.sub(r"\.git$", "", url.rstrip("/")).rpartition(":")[2].split("/")[-2:]
+        name = (repository[-1] if repository else path.rpartition("/")[2]).lower()
+        framework = _framework(name) or _framework(path.rpartition("/")[2])
+        if framework is None:
+            continue
+        upstream = _UPSTREAM[framework]
+        owned = "/".join(repository).lower()
+        fork = owned not in ((upstream,) if isinstance(upstream, str) else upstream)
+        lines.append((0, f"{_SUBMODULE}{framework}\t{path}\t{url}\t{int(fork)}", DEPENDENCY))
+    return lines
+
+
+_SUBMODULE = "\x00submodule:"
 
 
 def _lock(text: str) -> Lines:
