@@ -50,7 +50,10 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     linked: dict[str, str] = {}
     for index, candidate in enumerate(candidates):
         reason = _not_a_config(candidate, workspace, options)
-        if reason is not None:
+        if reason is not None and kinds[index] == "python" and workspace.fork_containing(candidate.path) is not None:
+            # a framework's own code (its maintainers lint it too): the code rules judge it, the config rules not
+            results[index] = guarded(candidate.display, options, _lint_framework_code, candidate, options, workspace)
+        elif reason is not None:
             results[index] = FileResult(candidate.display, "skipped", note=reason)
         elif kinds[index] == "shell":
             results[index] = guarded(candidate.display, options, lint_candidate, candidate, options, "shell", workspace)
@@ -114,6 +117,17 @@ def _one_release_per_premise(
             again = options._replace(targets={**options.targets, **targets})
             candidate = candidates[index]
             results[index] = guarded(candidate.display, again, _lint_found, candidate, others, kinds[index], again)
+
+
+def _lint_framework_code(candidate: Candidate, options: Options, workspace: Workspace) -> FileResult:
+    from grpo_lint.lint import lint_python
+    from grpo_lint.sources import yaml_reader
+
+    data = yaml_reader.read_bytes(candidate.path)
+    text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+    if isinstance(text, ReadProblem):
+        return FileResult(candidate.display, "skipped", note=f"part of a framework copy; {text.message}")
+    return lint_python(text, candidate.display, False, options, workspace, framework_source=True)
 
 
 def _lint_found(candidate: Candidate, others: _Launchers, kind: str, options: Options) -> FileResult:

@@ -330,38 +330,60 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
 
 # --- Python files ----------------------------------------------------------------------------
 
-# What a Python file must contain for a rule to have anything to say about it.
-_PYTHON_NEEDLES = ("GRPOConfig", "seed", "Sampler")
-_NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 
-
-def lint_python(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:
-    """GRPOConfig(...) calls like config files, and the seeding rules."""
+def lint_python(
+    text: str,
+    display: str,
+    explicit: bool,
+    options: Options,
+    workspace: Workspace | None,
+    framework_source: bool = False,
+) -> FileResult:
+    """GRPOConfig(...) calls like config files, and the seeding rules. `framework_source`: the file is part
+    of a framework's own code (a copy in the repository): only the code rules judge it."""
     from grpo_lint.checks.code import check_code
     from grpo_lint.sources.python_code import read
 
-    if not explicit and not any(needle in text for needle in _PYTHON_NEEDLES):
+    if not explicit and not wanted(text):
         return FileResult(display, "skipped", note=_NOTHING_IN_PYTHON)  # not even parsed
-    code = read(text, display)
+    modules = workspace.modules if workspace is not None else None
+    relative = modules.relative(display) if modules is not None else None
+    code = modules.code(relative, text) if modules is not None and relative is not None else None
+    if code is None:
+        code = read(text, display)
     if isinstance(code, ReadProblem):
         if explicit and not options.only_configs:
             return finish(unreadable(display, code, options), options)
         return FileResult(display, "skipped", note="not valid Python")
     diagnostics: list[Diagnostic] = []
     plans = []
-    for call in code.configs:
+    for call in [] if framework_source else code.configs:
         document = Document(display, text, "python", call.entries)
         if code.unsloth:
             from grpo_lint.launch.commands import UNSLOTH
 
             document.entry = UNSLOTH  # Unsloth's patched GRPOConfig reads these values
         linted = lint_document(document, options._replace(framework="trl"), workspace)
-        diagnostics.extend(d for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006"))
+        diagnostics.extend(
+            d._replace(path=display) for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006")
+        )
         plans.extend(linted.plans)
-    diagnostics.extend(d for d in check_code(code) if selected(d.code, options))
-    if not code.configs and not diagnostics:
+    found = check_code(code._replace(path=display), modules, relative or "")
+    diagnostics.extend(d for d in found if selected(d.code, options))
+    if not plans and not diagnostics:
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
+
+
+# What a Python file must contain for a rule to have anything to say about it: GRPO code (a GRPOConfig call, a
+# GRPO trainer that may skip its seeding), seeding or a sampler. A file without any of these is not even parsed.
+_PYTHON_NEEDLES = ("GRPO", "seed", "Sampler")
+_NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
+
+
+def wanted(text: str) -> bool:
+    """Whether a Python text holds anything a rule reads (a byte-level test, before any parsing)."""
+    return any(needle in text for needle in _PYTHON_NEEDLES)
 
 
 def lint_notebook(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:

@@ -34,7 +34,7 @@ def test_list_rules_text_and_json():
     assert rows[at][2] == "error*"
     assert (
         " ".join(rows[at + 1])
-        == "* error only with colocated vLLM (one engine for all requests); warning in server mode"
+        == "* error only with colocated vLLM (one engine for all requests); warning in server mode and in code"
     )
     data = json.loads(run_cli("--list-rules", "--format", "json").stdout)
     assert {r["code"]: r["severity"] for r in data}["GRPO205"] == "warning"

@@ -74,11 +74,14 @@ def test_module_seed_before_a_grpo_trainer_is_quiet_but_not_inside_a_subclass():
 
 
 def test_distributed_sampler():
-    base = "from torch.utils.data import DistributedSampler\n"
-    assert found(base + "s = DistributedSampler(ds)\n") == [("GRPO303", 2)]
-    assert found(base + "s = DistributedSampler(ds, seed=0)\n") == [("GRPO303", 2)]
+    # The run has a seed (args.seed): a sampler that does not follow it shuffles the same in every run.
+    base = "from torch.utils.data import DistributedSampler\nset_seed(args.seed)\n"
+    assert found(base + "s = DistributedSampler(ds)\n") == [("GRPO303", 3)]
+    assert found(base + "s = DistributedSampler(ds, seed=0)\n") == [("GRPO303", 3)]
     assert found(base + "s = DistributedSampler(ds, seed=args.seed)\n") == []
     assert found(base + "s = DistributedSampler(ds, shuffle=False)\n") == []
+    # A script with no seed of its own to follow: nothing to change.
+    assert found("from torch.utils.data import DistributedSampler\ns = DistributedSampler(ds)\n") == []
 
 
 def test_syntax_errors(tmp_path):
@@ -120,10 +123,16 @@ def test_seeding_that_is_right_is_not_flagged():
 
 def test_ddp_script_with_one_seed_for_every_rank():
     # No sampling: the same dropout masks and augmentations on every rank, a milder warning.
-    ddp = "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\ntorch.manual_seed(1337)\n"
-    result = found(ddp)
-    assert result == [("GRPO301", 4)]
+    ddp = (
+        "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\ntorch.manual_seed(1337)\n"
+        "for batch in loader:\n    model(batch).sum().backward()\n"
+    )
+    (warning,) = lint_text(ddp, "ddp.py", options_from("--world-size 4"), kind="python").diagnostics
+    assert (warning.code, warning.span.line) == ("GRPO301", 4) and "dropout masks" in warning.message
+    assert "the `backward` on line 6" in warning.message
     assert found(ddp.replace("torch.manual_seed(1337)", "torch.manual_seed(1337 + dist.get_rank())")) == []
+    # A distributed script that never trains (an evaluation) is left alone.
+    assert found(ddp.replace("    model(batch).sum().backward()\n", "    print(batch)\n")) == []
 
 
 def test_unsloth_adjusts_the_batch_instead_of_failing():

@@ -82,7 +82,7 @@ SEVERITY_VARIES = {
     "GRPO201": "warning for a verl or OpenRLHF estimator that does not compare a prompt's samples (gae, "
     "reinforce), except verl's temperature 0, which its trainer divides by",
     "GRPO202": "warning for a verl or OpenRLHF estimator that does not compare a prompt's samples (gae, reinforce)",
-    "GRPO203": "error only with colocated vLLM (one engine for all requests); warning in server mode",
+    "GRPO203": "error only with colocated vLLM (one engine for all requests); warning in server mode and in code",
     "GRPO401": "warning where the framework silently switches mode instead of stopping",
     "GRPO404": "warning where the framework accepts it (TRL before 0.28) and the setting does nothing",
     "GRPO405": "warning for an upper bound below the lower one, which the framework accepts",

@@ -12,6 +12,7 @@ from grpo_lint.checks.messages import first_located, fw, name_of
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
 from grpo_lint.groups import (
     Failure,
+    Geometry,
     check,
     divisors_at_least_two,
     lcm,
@@ -180,19 +181,62 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             )
         else:
             message += f" {_rejects(plan)}."
-        batch = max(plan.geometry.global_batch * plan.geometry.steps(), 2)
-        options_ = nearest(divisors_at_least_two(batch), 8, 3) or [2]
+        batch = plan.geometry.global_batch * plan.geometry.steps()
         message, severity = _trl_verdict(plan, message, None if failure.rejected else Severity.WARNING)
+        fix, fixes = _group_fix(plan, label, batch)
         yield report(
             plan,
             "GRPO101",
             message,
             _anchor(plan, "num_generations"),
-            fix=f"{label}: {spell_list(options_)} (a divisor of the generation batch {batch})",
+            fix=fix,
             severity=severity,
             key=label,
-            fixes=set_setting(plan, "num_generations", options_, near=8),
+            fixes=fixes,
         )
+
+
+def _group_fix(plan: RunPlan, label: str, batch: int) -> tuple[str, tuple[Fix, ...]]:
+    """A group size of at least 2 that leaves no GRPO102/103 behind: a divisor of the generation batch
+    that the evaluation batch holds too; else one whose evaluation batch grows with it; else, when the
+    generation batch is a single prompt, the batch grows too. Each is one fix of all its edits."""
+    g = plan.geometry
+
+    def clean(geometry: Geometry) -> bool:
+        return not [f for f in check(plan.group_rules, geometry) if f.rejected and f.code != "GRPO101"]
+
+    plain = [m for m in divisors_at_least_two(batch) if clean(g._replace(num_generations=m))]
+    if plain:
+        chosen = nearest(plain, 8, 3)
+        return (
+            f"{label}: {spell_list(chosen)} (a divisor of the generation batch {batch})",
+            set_setting(plan, "num_generations", chosen, near=8),
+        )
+    options: list[list[tuple[str, int]]] = []
+    for m in nearest(divisors_at_least_two(batch), 8, 3):
+        for e in range(max(g.eval_per_device, 1) + 1, max(g.eval_per_device, 1) * m + 1):
+            if clean(g._replace(num_generations=m, eval_per_device=e)):
+                options.append([("num_generations", m), ("per_device_eval_batch_size", e)])
+                break
+    if not options and batch < 2:
+        grown = [("num_generations", 2), ("per_device_train_batch_size", max(g.per_device, 1) * 2)]
+        geometry = g._replace(num_generations=2, per_device=max(g.per_device, 1) * 2)
+        if not clean(geometry) and g.eval_enabled:
+            grown.append(("per_device_eval_batch_size", max(g.eval_per_device, 1) * 2))
+            geometry = geometry._replace(eval_per_device=max(g.eval_per_device, 1) * 2)
+        if clean(geometry):
+            options.append(grown)
+    if not options:
+        return f"{label}: 2 or more, with batches that hold whole groups of it (the generation batch is {batch})", ()
+    texts, fixes = [], []
+    for changes in options:
+        text = ", ".join(f"{name_of(plan, name)}: {value}" for name, value in changes)
+        texts.append(text)
+        edits = [edit for name, value in changes for fix in set_setting(plan, name, [value])[:1] for edit in fix.edits]
+        if len(edits) == len(changes):
+            fixes.append(Fix(f"set {text}", tuple(edits), "unsafe"))
+    why = "the generation batch holds no group of 2 or more" if batch < 2 else "the evaluation batch must hold it too"
+    return "; or ".join(texts) + f" ({why})", tuple(fixes)
 
 
 def _set_to_unknown(plan: RunPlan) -> bool:

@@ -1,5 +1,23 @@
-"""Python training code, read with `ast` only (never imported or run): GRPOConfig(...) calls with
-their literal keyword arguments, and the facts the seeding rules need."""
+"""Python code, read with `ast` in one pass (never imported or run): what the module declares (the
+grpo_lint.sources.python_index facts the repository model resolves names with), its `GRPOConfig(...)`
+calls with their literal keyword arguments, and the facts the seeding rules follow.
+
+The seeding facts are events in source order within each function (and the module's own code):
+
+- seeds of the global random streams (`torch.manual_seed`, `torch.cuda.manual_seed_all`, `random.seed`,
+  `np.random.seed`, `set_seed`, `seed_everything`), whether their value depends on the process rank (a
+  name such as `rank`, `local_rank`, `process_index`, `get_rank()`, `RANK`/`LOCAL_RANK` from the
+  environment, `device_specific=True`, or a variable or `self.` attribute assigned from one), and whether
+  the value is one of the function's own parameters (a seeding helper, judged where it is called);
+- calls of seeding helpers (a function whose name speaks of seeds), with the rank dependence of each
+  argument, resolved later across the repository's modules;
+- the first uses of randomness (generation, sampling, torch/random/numpy draws, a shuffling loader, a
+  training step with its dropout).
+
+A rule then asks which seeding reaches a random use, not which seeding is written first. Seeding a
+`torch.Generator` of one's own (`g.manual_seed(seed)`, `torch.Generator().manual_seed(0)`) never counts:
+it does not touch the global streams. Every fact is gathered by one visitor, with no walk inside a walk.
+"""
 
 from __future__ import annotations
 
@@ -13,29 +31,63 @@ from typing import Any, NamedTuple
 from grpo_lint.diagnostics import Span
 from grpo_lint.sources.document import Entry, ReadProblem
 from grpo_lint.sources.numbers import bounded
+from grpo_lint.sources.python_index import (
+    PARSERS,
+    ClassFacts,
+    Field,
+    HydraApp,
+    Imported,
+    ParserCall,
+    PythonIndex,
+    default_of,
+    dotted,
+    literal,
+)
 
-SEED_CALLS = {
-    "manual_seed": "torch.manual_seed",
-    "manual_seed_all": "torch.cuda.manual_seed_all",
-    "seed": "random.seed / np.random.seed",
-    "set_seed": "set_seed",
-    "seed_everything": "seed_everything",
+# The global random streams, by the module path a seed call goes through (its last name aside).
+_GLOBAL_SEEDS = {
+    "manual_seed": ("torch", "torch.cuda", "torch.random", "cuda", "torch.npu", "torch.xpu", "torch.mps"),
+    "manual_seed_all": ("torch.cuda", "cuda", "torch.npu", "torch.xpu"),
+    "seed": ("random", "np.random", "numpy.random", "paddle", "mx.random", "mindspore"),
+    "set_seed": (
+        "",
+        "transformers",
+        "accelerate.utils",
+        "accelerate",
+        "trl",
+        "tf.random",
+        "tensorflow.random",
+        "utils",
+    ),
+    "seed_everything": ("", "pl", "L", "lightning", "pytorch_lightning", "lightning.pytorch", "lightning.fabric"),
+    "set_random_seed": ("", "mmcv", "mmengine"),
 }
+# Names whose value differs from one process to the next. `rank_zero_seed` (the seed of rank 0, the same
+# everywhere) is not one.
+_RANK_WORDS = frozenset({"rank", "process_index", "local_process_index", "procid", "device_specific"})
+_RANK_ENV = frozenset({"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "GROUP_RANK"})
+_RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_node_rank", "get_process_index"})
+# Draws from the global streams or uses of them: generation, sampling, a training step (dropout).
+_RANDOM_CALLS = frozenset({
+    "generate", "infer", "multinomial", "bernoulli", "rand", "randn", "randint", "randperm", "rand_like",
+    "randn_like", "randint_like", "normal", "shuffle", "choice", "choices", "sample", "uniform", "random",
+    "permutation", "backward", "dropout", "train",
+})  # fmt: skip
 _DISTRIBUTED_NAMES = frozenset({
     "init_process_group", "Accelerator", "DistributedDataParallel", "DDP", "DistributedSampler",
     "get_rank", "get_world_size", "PartialState", "initialize",
 })  # fmt: skip
 _DISTRIBUTED_STRINGS = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE"})
 _DISTRIBUTED_MODULES = ("accelerate", "torch.distributed", "deepspeed")
-_RANK = re.compile(r"rank|process_index|local_process_index|device_specific", re.IGNORECASE)
 _SAMPLERS = ("DistributedSampler", "RepeatSampler", "RepeatRandomSampler")
 # Trainers that generate completions themselves: a subclass samples through them.
 _SAMPLING_TRAINERS = ("GRPO", "RLOO", "PPO", "OnlineDPO", "GKD", "Rollout", "XPO", "NashMD")
-_GLOBAL_MANUAL_SEEDS = frozenset({
-    "manual_seed", "manual_seed_all", "torch.manual_seed", "torch.random.manual_seed", "torch.cuda.manual_seed",
-    "torch.cuda.manual_seed_all", "cuda.manual_seed", "cuda.manual_seed_all", "torch.npu.manual_seed",
-    "torch.npu.manual_seed_all", "torch.xpu.manual_seed_all",
-})  # fmt: skip
+# A sampling request built per call: its seed is the same for every request when it comes from the run's
+# config (`request_config.seed = self.args.seed`), and the completions of a prompt are then identical.
+_REQUEST_TYPES = ("RequestConfig", "SamplingParams", "GenerationConfig")
+_REQUEST_NAMES = re.compile(r"request|sampling|sample_params|gen_config|generation_config", re.IGNORECASE)
+_TRAINING_CALLS = frozenset({"backward", "train", "step", "zero_grad", "train_epoch", "train_step"})
+_MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_training"})
 
 
 class ConfigCall(NamedTuple):
@@ -44,18 +96,40 @@ class ConfigCall(NamedTuple):
     span: Span
     entries: dict[str, Entry]
     unknown: tuple[str, ...]  # keyword arguments whose value is not a literal
+    callee: str = "GRPOConfig"  # as written
 
 
-class SeedCall(NamedTuple):
-    name: str  # as written: torch.manual_seed, set_seed, ...
+class Seed(NamedTuple):
+    """A seed of the global random streams, or a call of a seeding helper (`direct` False)."""
+
+    name: str  # as written: torch.manual_seed, set_seed, setup_seed
     span: Span
     argument: str  # the seed expression as written
     rank_aware: bool
     device_specific: bool
-    in_trainer_subclass: bool
-    in_generation_loop: bool
-    scope: int = 0  # which function it is called in
-    in_quiet_trainer: bool = False  # inside a trainer class that never calls generate (SFT, DPO, reward)
+    scope: int  # the function it is in (0: the module's own code)
+    order: int  # its place among the events of the file
+    param: str | None = None  # the value is this parameter of its function: a seeding helper
+    direct: bool = True
+    in_trainer_subclass: bool = False
+    in_quiet_trainer: bool = False  # inside a trainer class that never generates (SFT, DPO, reward)
+    in_generation_loop: bool = False  # its function calls generate()
+
+
+class RandomUse(NamedTuple):
+    scope: int
+    order: int
+    what: str
+    line: int
+
+
+class Function(NamedTuple):
+    scope: int
+    name: str
+    class_name: str
+    params: tuple[str, ...]
+    main: bool  # the module's own code or its `main`: a seed set here stays for the rest of the run
+    generates: bool
 
 
 class SamplerCall(NamedTuple):
@@ -64,13 +138,35 @@ class SamplerCall(NamedTuple):
     seed: str | None  # the seed expression as written; None when missing
     seed_is_literal: bool
     shuffle_off: bool
+    scope: int = 0
+    seed_from_param: bool = False  # the seed is a parameter of the function that builds the sampler
+    forwards: bool = False  # the function passes its own parameters to the sampler (a library helper)
+
+
+class RequestSeed(NamedTuple):
+    """A seed set on a per-request sampling config from the run's config: the same on every request."""
+
+    span: Span
+    written: str
+    scope: int
+
+
+class TrainerClass(NamedTuple):
+    """A class that generates a group's completions: a subclass of a GRPO trainer, or one that calls
+    generate itself, and how its construction seeds."""
+
+    name: str
+    span: Span
+    bases: tuple[str, ...]
+    seeds_per_rank: bool  # one of its methods seeds device-specifically or with the rank
+    generates: bool
 
 
 class PythonFile(NamedTuple):
     path: str
     text: str
     configs: list[ConfigCall]
-    seeds: list[SeedCall]
+    seeds: list[Seed]
     samplers: list[SamplerCall]
     distributed: bool  # initialises a process group, uses accelerate/DDP/deepspeed, reads RANK ...
     samples: bool  # GRPO code or a generation loop: where identical streams mean identical groups
@@ -78,6 +174,16 @@ class PythonFile(NamedTuple):
     is_test: bool
     other_trainer: bool = False  # trains with a trainer from trl.experimental, which reads the config its own way
     unsloth: bool = False  # imports unsloth, whose patched GRPOConfig adjusts the batch instead of failing
+    index: PythonIndex | None = None
+    helpers: tuple[Seed, ...] = ()  # calls of seeding helpers (direct False), resolved by the rules
+    random_uses: tuple[RandomUse, ...] = ()
+    functions: dict[int, Function] = {}  # noqa: RUF012 - a NamedTuple default, never mutated
+    request_seeds: tuple[RequestSeed, ...] = ()
+    trainers: tuple[TrainerClass, ...] = ()
+    deleted_inits: frozenset[str] = frozenset()  # `del Base.__init__`: that class's construction is skipped
+    trains: bool = False  # takes training steps (backward, a trainer's train(), an optimizer step)
+    run_seed: bool = False  # reads a run's seed (`args.seed`, `config.seed`): a sampler can follow it
+    set_epoch: bool = False  # calls `sampler.set_epoch(...)`
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -94,56 +200,13 @@ def read(text: str, path: str) -> PythonFile | ReadProblem:
         # Python's own parser gives up (RecursionError past ~3,000 levels, MemoryError further): the
         # interpreter could not run this file either.
         return ReadProblem("expressions nest too deeply for Python's own parser", Span.point(1, 1), text)
-    lines = text.splitlines()
-    visitor = _Visitor(lines)
+    visitor = _Visitor(text)
     with _deep_enough():
-        visitor.visit(tree)
-    identifiers = visitor.identifiers
-    modules = visitor.modules
-    distributed = bool(identifiers & _DISTRIBUTED_NAMES) or bool(visitor.strings & _DISTRIBUTED_STRINGS)
-    distributed = distributed or any(m == d or m.startswith(d + ".") for m in modules for d in _DISTRIBUTED_MODULES)
-    samples = (
-        any("grpo" in name.lower() for name in identifiers | modules)
-        or "generate" in visitor.attributes
-        or "num_generations" in identifiers
-    )
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    is_test = (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or "/tests/" in "/" + path.replace("\\", "/")
-        or bool({"pytest", "unittest"} & {m.split(".")[0] for m in modules})
-    )
-    return PythonFile(
-        path,
-        text,
-        visitor.configs,
-        _rank_aware(visitor.seeds, visitor.rank_names),
-        visitor.samplers,
-        distributed,
-        samples,
-        "GRPOTrainer" in visitor.called,
-        is_test,
-        visitor.experimental_trainer,
-        any(m == "unsloth" or m.startswith("unsloth.") for m in modules),
-    )
-
-
-def _rank_aware(seeds: list[SeedCall], rank_names: set[str]) -> list[SeedCall]:
-    """Seeds whose value comes from a rank variable are rank-aware; a constant seed that the same
-    function later replaces with a rank-aware one is a deliberate sync (e.g. of a shuffled
-    DataLoader's order before accelerator.prepare), not the stream the ranks sample with."""
-    marked = [
-        s._replace(rank_aware=True) if not s.rank_aware and _last_name(s.argument) in rank_names else s for s in seeds
-    ]
-    reseeded = {s.scope: s.span.line for s in marked if s.rank_aware and s.scope}
-    return [
-        s._replace(rank_aware=True) if s.scope in reseeded and s.span.line < reseeded[s.scope] else s for s in marked
-    ]
-
-
-def _last_name(expression: str) -> str:
-    return re.split(r"[^A-Za-z0-9_]+", expression.strip())[-1] if expression.strip() else ""
+        try:
+            visitor.visit(tree)
+        except RecursionError:
+            return ReadProblem("expressions nest too deeply to be read", Span.point(1, 1), text)
+    return visitor.result(path)
 
 
 def _span(node: ast.AST, lines: list[str]) -> Span:
@@ -160,14 +223,13 @@ def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
     return len(source.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
 
 
-def _called_name(func: ast.expr) -> str:
-    parts = []
-    while isinstance(func, ast.Attribute):
-        parts.append(func.attr)
-        func = func.value
-    if isinstance(func, ast.Name):
-        parts.append(func.id)
-    return ".".join(reversed(parts))
+def rank_word(name: str) -> bool:
+    """Whether an identifier names a per-process value: `rank`, `local_rank`, `ddp_rank`, `process_index`."""
+    lowered = name.lower()
+    if lowered in _RANK_WORDS or lowered.endswith(("process_index", "procid")):
+        return True
+    parts = lowered.split("_")
+    return "rank" in parts and "zero" not in parts and "world" not in parts
 
 
 # ast.parse refuses expressions nested deeper than about 3,000 levels; visiting one takes two or three
@@ -186,110 +248,147 @@ def _deep_enough() -> Iterator[None]:
         sys.setrecursionlimit(previous)
 
 
+class _Scope:
+    __slots__ = ("class_name", "generates", "id", "main", "name", "params", "rank_vars")
+
+    def __init__(self, scope: int, name: str, class_name: str, params: tuple[str, ...], main: bool) -> None:
+        self.id = scope
+        self.name = name
+        self.class_name = class_name
+        self.params = params
+        self.main = main
+        self.rank_vars: set[str] = set()  # local names assigned from the rank
+        self.generates = False
+
+
+class _Class:
+    __slots__ = ("bases", "generates", "name", "node", "per_rank", "rank_attrs", "trainer")
+
+    def __init__(self, node: ast.ClassDef, bases: tuple[str, ...]) -> None:
+        self.node = node
+        self.name = node.name
+        self.bases = bases
+        self.rank_attrs: set[str] = set()  # `self.x` assigned from the rank in any method
+        self.generates = False
+        self.per_rank = False  # seeds device-specifically or with the rank somewhere
+        self.trainer = any("GRPO" in b or "Trainer" in b for b in bases)
+
+
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, lines: list[str]) -> None:
-        self.lines = lines
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines()
+        # what the module declares (PythonIndex)
+        self.imports: dict[str, Imported] = {}
+        self.stars: list[Imported] = []
+        self.classes: dict[str, ClassFacts] = {}
+        self.parsers: list[ParserCall] = []
+        self.trainer_refs: list[tuple[str, int]] = []
+        self._trainer_seen: set[str] = set()
+        self.flags: dict[str, Any] = {}
+        self.hydra: HydraApp | None = None
+        self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
+        # what the rules read
         self.configs: list[ConfigCall] = []
-        self.seeds: list[SeedCall] = []
+        self.seeds: list[Seed] = []
+        self.helpers: list[Seed] = []
+        self.random_uses: list[RandomUse] = []
         self.samplers: list[SamplerCall] = []
+        self.request_seeds: list[RequestSeed] = []
+        self.trainer_classes: list[TrainerClass] = []
+        self.functions: dict[int, Function] = {}
+        self.deleted_inits: set[str] = set()
         self.identifiers: set[str] = set()
         self.attributes: set[str] = set()
         self.modules: set[str] = set()
         self.strings: set[str] = set()
         self.called: set[str] = set()
-        self.trainer_class = 0
-        self.quiet_trainer = 0
-        self.generation_function = 0
         self.experimental_trainer = False
-        self.rank_names: set[str] = set()  # variables assigned from the rank (`local_seed = seed + rank`)
-        self.scope = 0  # the function a call is in (0: module level)
-        self.scopes = 1
+        self.trains = False
+        self.run_seed = False
+        self.set_epoch = False
+        self.order = 0
+        self.scopes: list[_Scope] = [_Scope(0, "<module>", "", (), True)]
+        self.class_stack: list[_Class] = []
+        self.next_scope = 1
+        self.seed_class: dict[int, _Class | None] = {}  # seed order -> the class it was written in
 
-    def visit_Import(self, node: ast.Import) -> None:
-        self.modules.update(alias.name for alias in node.names)
+    # --- results -----------------------------------------------------------------------------------
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if node.module:
-            self.modules.add(node.module)
-            if node.module.startswith("trl.experimental") and any(a.name.endswith("Trainer") for a in node.names):
-                self.experimental_trainer = True
-        self.identifiers.update(alias.name for alias in node.names)
-
-    def visit_Name(self, node: ast.Name) -> None:
-        self.identifiers.add(node.id)
-
-    def visit_Attribute(self, node: ast.Attribute) -> None:
-        self.attributes.add(node.attr)
-        self.identifiers.add(node.attr)
-        self.generic_visit(node)
-
-    def visit_Constant(self, node: ast.Constant) -> None:
-        if isinstance(node.value, str):
-            self.strings.add(node.value)
-
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        trainer = any("GRPO" in _called_name(base) or "Trainer" in _called_name(base) for base in node.bases)
-        # Only a trainer that samples can give its ranks identical completions: SFT, DPO, KTO and reward
-        # trainers never call generate.
-        samples = any(any(s in _called_name(base) for s in _SAMPLING_TRAINERS) for base in node.bases) or any(
-            isinstance(inner, ast.Call) and "generate" in _called_name(inner.func).split(".")[-1]
-            for inner in ast.walk(node)
+    def result(self, path: str) -> PythonFile:
+        identifiers, modules = self.identifiers, self.modules
+        distributed = bool(identifiers & _DISTRIBUTED_NAMES) or bool(self.strings & _DISTRIBUTED_STRINGS)
+        distributed = distributed or any(m == d or m.startswith(d + ".") for m in modules for d in _DISTRIBUTED_MODULES)
+        samples = (
+            any("grpo" in name.lower() for name in identifiers | modules)
+            or "generate" in self.attributes
+            or "num_generations" in identifiers
         )
-        quiet = trainer and not samples
-        trainer = trainer and samples
-        self.trainer_class += trainer
-        self.quiet_trainer += quiet
-        self.generic_visit(node)
-        self.trainer_class -= trainer
-        self.quiet_trainer -= quiet
-
-    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        generates = any(
-            isinstance(inner, ast.Call) and _called_name(inner.func).split(".")[-1] == "generate"
-            for inner in ast.walk(node)
+        name = path.replace("\\", "/").rsplit("/", 1)[-1]
+        is_test = (
+            name.startswith("test_")
+            or name.endswith("_test.py")
+            or "/tests/" in "/" + path.replace("\\", "/")
+            or "pytest" in modules
+            or any(b.rpartition(".")[2] == "TestCase" for c in self.classes.values() for b in c.bases)
+        )  # (`from unittest.mock import patch` alone is no test: ms-swift's trainer imports it)
+        index = PythonIndex(
+            self.imports,
+            self.classes,
+            tuple(self.parsers),
+            tuple(self.trainer_refs),
+            self.flags,
+            self.hydra,
+            tuple(self.stars),
+            tuple(self.parse_calls),
         )
-        self.generation_function += generates
-        outer, self.scope = self.scope, self.scopes
-        self.scopes += 1
-        self.generic_visit(node)
-        self.scope = outer
-        self.generation_function -= generates
-
-    def visit_Assign(self, node: ast.Assign) -> None:
-        names = (
-            n.id if isinstance(n, ast.Name) else n.attr
-            for n in ast.walk(node.value)
-            if isinstance(n, ast.Name | ast.Attribute)
+        generating = {scope for scope, function in self.functions.items() if function.generates}
+        seeds = [self._finish_seed(s, generating) for s in self.seeds]
+        return PythonFile(
+            path,
+            self.text,
+            self.configs,
+            seeds,
+            self.samplers,
+            distributed,
+            samples,
+            "GRPOTrainer" in self.called,
+            is_test,
+            self.experimental_trainer,
+            any(m == "unsloth" or m.startswith("unsloth.") for m in modules),
+            index,
+            tuple(self._finish_seed(s, generating) for s in self.helpers),
+            tuple(self.random_uses),
+            self.functions,
+            tuple(self.request_seeds),
+            tuple(self.trainer_classes),
+            frozenset(self.deleted_inits),
+            self.trains,
+            self.run_seed,
+            self.set_epoch,
         )
-        if any(_RANK.search(name) for name in names):
-            for target in node.targets:
-                if isinstance(target, ast.Name | ast.Attribute):
-                    self.rank_names.add(target.id if isinstance(target, ast.Name) else target.attr)
-        self.generic_visit(node)
 
-    visit_AsyncFunctionDef = visit_FunctionDef
+    def _finish_seed(self, seed: Seed, generating: set[int]) -> Seed:
+        owner = self.seed_class.get(seed.order)
+        trainer = owner is not None and owner.trainer
+        samples = owner is not None and (
+            owner.generates or any(any(s in b for s in _SAMPLING_TRAINERS) for b in owner.bases)
+        )
+        return seed._replace(
+            in_trainer_subclass=trainer and samples,
+            in_quiet_trainer=trainer and not samples,
+            in_generation_loop=seed.scope in generating,
+        )
 
-    def visit_Call(self, node: ast.Call) -> None:
-        name = _called_name(node.func)
-        last = name.split(".")[-1]
-        self.called.add(last)
-        if last == "GRPOConfig":
-            self.configs.append(self._config(node))
-        elif last in SEED_CALLS and node.args and self._is_seed_call(name, last):
-            self.seeds.append(self._seed(node, name))
-        elif last in _SAMPLERS:
-            self.samplers.append(self._sampler(node, last))
-        self.generic_visit(node)
+    # --- helpers -----------------------------------------------------------------------------------
 
-    @staticmethod
-    def _is_seed_call(name: str, last: str) -> bool:
-        if last == "seed":  # random.seed(...), np.random.seed(...), numpy.random.seed(...)
-            return name in ("random.seed", "np.random.seed", "numpy.random.seed")
-        if last in ("manual_seed", "manual_seed_all"):
-            # the global streams only: a torch.Generator seeded alike on every rank (TRL's RepeatSampler)
-            # keeps the prompt order the same on every rank, which grouping needs
-            return name in _GLOBAL_MANUAL_SEEDS
-        return True
+    @property
+    def scope(self) -> _Scope:
+        return self.scopes[-1]
+
+    def _tick(self) -> int:
+        self.order += 1
+        return self.order
 
     def _source(self, node: ast.AST) -> str:
         """The node as written (one line), else as ast renders it."""
@@ -299,7 +398,333 @@ class _Visitor(ast.NodeVisitor):
             return data[node.col_offset : node.end_col_offset].decode("utf-8", "replace")  # type: ignore[attr-defined]
         return ast.unparse(node)
 
-    def _config(self, node: ast.Call) -> ConfigCall:
+    def _rank(self, node: ast.AST | None) -> bool:
+        """Whether an expression's value depends on the process rank (bounded by the expression's size)."""
+        if node is None:
+            return False
+        stack: list[ast.AST] = [node]
+        scope = self.scope
+        owner = self.class_stack[-1] if self.class_stack else None
+        while stack:
+            item = stack.pop()
+            if isinstance(item, ast.Name):
+                if rank_word(item.id) or item.id in scope.rank_vars:
+                    return True
+            elif isinstance(item, ast.Attribute):
+                if rank_word(item.attr):
+                    return True
+                if (
+                    owner is not None
+                    and isinstance(item.value, ast.Name)
+                    and item.value.id == "self"
+                    and item.attr in owner.rank_attrs
+                ):
+                    return True
+            elif isinstance(item, ast.Constant):
+                if isinstance(item.value, str) and item.value in _RANK_ENV:
+                    return True
+            elif isinstance(item, ast.Call):
+                if dotted(item.func).rpartition(".")[2] in _RANK_CALLS:
+                    return True
+            elif isinstance(item, ast.keyword) and item.arg == "device_specific":
+                return isinstance(item.value, ast.Constant) and item.value.value is True
+            stack.extend(ast.iter_child_nodes(item))
+        return False
+
+    def _random(self, what: str, line: int) -> None:
+        self.random_uses.append(RandomUse(self.scope.id, self._tick(), what, line))
+
+    # --- imports -----------------------------------------------------------------------------------
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for alias in node.names:
+            self.modules.add(alias.name)
+            if alias.asname:
+                self.imports[alias.asname] = Imported(alias.name, None, 0)
+            else:
+                top = alias.name.split(".")[0]
+                self.imports.setdefault(top, Imported(top, None, 0))
+                if "." in alias.name:
+                    self.imports[alias.name] = Imported(alias.name, None, 0)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if module:
+            self.modules.add(module)
+            if module.startswith("trl.experimental") and any(a.name.endswith("Trainer") for a in node.names):
+                self.experimental_trainer = True
+        for alias in node.names:
+            self.identifiers.add(alias.name)
+            if alias.name == "*":
+                self.stars.append(Imported(module, None, node.level))
+            else:
+                self.imports[alias.asname or alias.name] = Imported(module, alias.name, node.level)
+
+    # --- names -------------------------------------------------------------------------------------
+
+    def visit_Name(self, node: ast.Name) -> None:
+        self.identifiers.add(node.id)
+        if node.id.endswith("Trainer") and isinstance(node.ctx, ast.Load) and node.id not in self._trainer_seen:
+            self._trainer_seen.add(node.id)
+            self.trainer_refs.append((node.id, node.lineno))
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        self.attributes.add(node.attr)
+        self.identifiers.add(node.attr)
+        if node.attr == "seed" and isinstance(node.ctx, ast.Load):
+            self.run_seed = True  # args.seed, config.seed, self.args.seed
+        if node.attr.endswith("Trainer") and isinstance(node.ctx, ast.Load):
+            name = dotted(node)
+            if name and name not in self._trainer_seen:
+                self._trainer_seen.add(name)
+                self.trainer_refs.append((name, node.lineno))
+        self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if isinstance(node.value, str):
+            self.strings.add(node.value)
+
+    # --- definitions -------------------------------------------------------------------------------
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        fields = []
+        for item in node.body:
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                annotation = ast.unparse(item.annotation)
+                if "ClassVar" not in annotation:
+                    fields.append(Field(item.target.id, annotation, default_of(item.value)))
+        bases = tuple(name for base in node.bases if (name := dotted(base)))
+        self.classes.setdefault(node.name, ClassFacts(node.name, bases, tuple(fields), node.lineno))
+        owner = _Class(node, bases)
+        self.class_stack.append(owner)
+        self.generic_visit(node)
+        self.class_stack.pop()
+        if self.class_stack:
+            self.class_stack[-1].generates |= owner.generates
+        grpo = any("GRPO" in b for b in bases) or any(any(s in b for s in _SAMPLING_TRAINERS) for b in bases)
+        if owner.trainer and (grpo or owner.generates):
+            span = _span(node, self.lines)
+            span = Span(span.line, span.column, span.line, span.column + len(f"class {node.name}"))
+            self.trainer_classes.append(TrainerClass(node.name, span, bases, owner.per_rank, owner.generates))
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and dotted(decorator.func) in ("hydra.main", "main"):
+                values = {k.arg: literal(k.value) for k in decorator.keywords}
+                if "config_path" in values or "config_name" in values:
+                    path, config = values.get("config_path"), values.get("config_name")
+                    self.hydra = HydraApp(
+                        path if isinstance(path, str) else None,
+                        config if isinstance(config, str) else None,
+                        node.lineno,
+                    )
+        args = node.args
+        params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        class_name = self.class_stack[-1].name if self.class_stack and self.scope.id == 0 else ""
+        main = node.name in _MAIN_NAMES and not class_name
+        scope = _Scope(self.next_scope, node.name, class_name, params, main)
+        self.next_scope += 1
+        scope.rank_vars = {p for p in params if rank_word(p)}
+        self.scopes.append(scope)
+        for decorator in node.decorator_list:
+            self.visit(decorator)
+        for default in (*args.defaults, *[d for d in args.kw_defaults if d is not None]):
+            self.visit(default)
+        for statement in node.body:
+            self.visit(statement)
+        self.scopes.pop()
+        self.functions[scope.id] = Function(scope.id, node.name, class_name, params, main, scope.generates)
+        if scope.generates:
+            self.scope.generates = True  # a nested function's generation is its outer function's too
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    # --- assignments --------------------------------------------------------------------------------
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        self.visit(node.value)
+        ranked = self._rank(node.value)
+        for target in node.targets:
+            self._assign(target, node.value, ranked)
+            self.visit(target)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.visit(node.value)
+            self._assign(node.target, node.value, self._rank(node.value))
+        self.visit(node.target)
+        self.visit(node.annotation)
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        self.visit(node.value)
+        if self._rank(node.value):
+            self._assign(node.target, node.value, True)
+        elif isinstance(node.target, ast.Attribute) and node.target.attr == "seed":
+            self._request_seed(node.target, node.value, augmented=True)
+        self.visit(node.target)
+
+    def visit_Delete(self, node: ast.Delete) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "__init__":
+                self.deleted_inits.add(dotted(target.value))  # `del HFGRPOTrainer.__init__`
+        self.generic_visit(node)
+
+    def _assign(self, target: ast.expr, value: ast.expr, ranked: bool) -> None:
+        if isinstance(target, ast.Name):
+            if ranked:
+                self.scope.rank_vars.add(target.id)
+            else:
+                self.scope.rank_vars.discard(target.id)
+        elif isinstance(target, ast.Attribute):
+            if ranked and isinstance(target.value, ast.Name) and target.value.id == "self" and self.class_stack:
+                self.class_stack[-1].rank_attrs.add(target.attr)
+            if target.attr == "seed":
+                self._request_seed(target, value)
+            elif target.attr == "__init__":
+                self.deleted_inits.add(dotted(target.value))  # `Base.__init__ = other`: the original is skipped
+        elif isinstance(target, ast.Tuple | ast.List):
+            for item in target.elts:
+                self._assign(item, value, ranked)
+
+    def _request_seed(self, target: ast.Attribute, value: ast.expr, augmented: bool = False) -> None:
+        """`request_config.seed = self.args.seed`: one seed for every request, from the run's config."""
+        owner = dotted(target.value)
+        if not owner or not _REQUEST_NAMES.search(owner.rpartition(".")[2]):
+            return
+        if augmented:
+            # `request_config.seed += i * n`: varies per request; it undoes a fixed seed set before
+            self.request_seeds[:] = [r for r in self.request_seeds if r.scope != self.scope.id]
+            return
+        if _from_run_config(value) and not self._rank(value):
+            self.request_seeds.append(RequestSeed(_span(target.value, self.lines), self._source(value), self.scope.id))
+
+    # --- calls --------------------------------------------------------------------------------------
+
+    def visit_Call(self, node: ast.Call) -> None:
+        name = dotted(node.func)
+        func = node.func
+        while isinstance(func, ast.Subscript):  # `DistributedSampler[int](...)`
+            func = func.value
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        self.called.add(last)
+        if last == "GRPOConfig":
+            self.configs.append(self._config(node, name))
+        elif last in PARSERS and node.args:
+            first = node.args[0]
+            items = first.elts if isinstance(first, ast.Tuple | ast.List) else [first]
+            written = ast.get_source_segment(self.text, node) or f"{last}(...)"
+            written = " ".join(written.split())
+            self.parsers.append(ParserCall(last, tuple(dotted(item) for item in items), node.lineno, written[:160]))
+        elif last in _PARSE_METHODS:
+            self.parse_calls.append((last, tuple((k.arg, literal(k.value)) for k in node.keywords if k.arg)))
+        elif last == "add_argument":
+            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            long = [f for f in flags if f.startswith("--")] or [f for f in flags if f.startswith("-")]
+            default = next((literal(k.value) for k in node.keywords if k.arg == "default"), None)
+            for flag in long:
+                self.flags[flag.lstrip("-").replace("-", "_")] = default
+        elif last == "set_epoch":
+            self.set_epoch = True
+        self.generic_visit(node)  # arguments first: their draws come before this call's
+        if self._global_seed(node, name, last):
+            self._seed(node, name)
+        elif "seed" in last.lower() and last not in ("manual_seed", "seed") and name:
+            self._helper(node, name)
+        elif last in _SAMPLERS:
+            self.samplers.append(self._sampler(node, last))
+        elif last in _REQUEST_TYPES:
+            seed = next((k.value for k in node.keywords if k.arg == "seed"), None)
+            if seed is not None and _from_run_config(seed) and not self._rank(seed):
+                self.request_seeds.append(RequestSeed(_span(seed, self.lines), self._source(seed), self.scope.id))
+        if (last in _RANDOM_CALLS and last not in ("train",)) or (last == "train" and not node.args):
+            self._random(last, node.lineno)
+            if last in ("generate", "infer"):
+                self.scope.generates = True
+                if self.class_stack:
+                    self.class_stack[-1].generates = True
+        elif last == "DataLoader" and any(
+            k.arg == "shuffle" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+            for k in node.keywords
+        ):
+            self._random("DataLoader(shuffle=...)", node.lineno)
+        if last in _TRAINING_CALLS or last.endswith("Trainer"):
+            self.trains = True
+
+    def _global_seed(self, node: ast.Call, name: str, last: str) -> bool:
+        """A seed of the global streams: the call goes through a module (`torch.cuda.manual_seed_all`) or
+        a seeding function imported by its name (`set_seed` from transformers or accelerate); a seeding
+        function the module defines itself is a helper."""
+        receivers = _GLOBAL_SEEDS.get(last)
+        if receivers is None or (not node.args and not node.keywords):
+            return False
+        receiver = name.rpartition(".")[0]
+        if not isinstance(node.func, ast.Name) and not _module_chain(node.func):
+            return False  # `generator.manual_seed(0)`, `torch.Generator().manual_seed(0)`: a stream of its own
+        if receiver:
+            first = receiver.split(".")[0]
+            imported = self.imports.get(first)
+            if imported is not None and imported.name is None:
+                receiver = receiver.replace(first, imported.module, 1)  # `import numpy as np`
+            return receiver in receivers or receiver.endswith(("cuda", "random"))
+        imported = self.imports.get(last)
+        if imported is not None and imported.level == 0 and imported.module.split(".")[0] in (
+            "transformers", "accelerate", "trl", "lightning", "pytorch_lightning", "torch", "random", "numpy",
+            "mmengine", "mmcv", "tensorflow",
+        ):  # fmt: skip
+            return True
+        return "" in receivers and last not in self._own_functions()
+
+    def _own_functions(self) -> set[str]:
+        return {f.name for f in self.functions.values()}
+
+    def _seed(self, node: ast.Call, name: str) -> None:
+        argument = node.args[0] if node.args else node.keywords[0].value
+        device_specific = any(
+            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in node.keywords
+        )
+        rank_aware = device_specific or self._rank(argument)
+        param = argument.id if isinstance(argument, ast.Name) and argument.id in self.scope.params else None
+        order = self._tick()
+        if self.class_stack:
+            self.seed_class[order] = self.class_stack[-1]
+            if rank_aware:
+                self.class_stack[-1].per_rank = True
+        self.seeds.append(
+            Seed(
+                name,
+                _span(node, self.lines),
+                self._source(argument),
+                rank_aware,
+                device_specific,
+                self.scope.id,
+                order,
+                param,
+            )
+        )
+
+    def _helper(self, node: ast.Call, name: str) -> None:
+        """A call of a function that seeds (by its name): judged once the function is resolved."""
+        arguments = [*node.args, *[k.value for k in node.keywords if k.arg not in ("device_specific",)]]
+        device_specific = any(
+            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
+            for k in node.keywords
+        )
+        rank_aware = device_specific or any(self._rank(a) for a in arguments)
+        written = ", ".join(self._source(a) for a in arguments)
+        param = next((a.id for a in arguments if isinstance(a, ast.Name) and a.id in self.scope.params), None)
+        order = self._tick()
+        if self.class_stack:
+            self.seed_class[order] = self.class_stack[-1]
+            if rank_aware:
+                self.class_stack[-1].per_rank = True
+        self.helpers.append(
+            Seed(
+                name, _span(node, self.lines), written, rank_aware, device_specific, self.scope.id, order, param, False
+            )
+        )
+
+    def _config(self, node: ast.Call, callee: str) -> ConfigCall:
         entries: dict[str, Entry] = {}
         unknown: list[str] = []
         for keyword in node.keywords:
@@ -316,36 +741,46 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(keyword.value, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
             entries[keyword.arg] = entry
-        return ConfigCall(_span(node, self.lines), entries, tuple(unknown))
-
-    def _seed(self, node: ast.Call, name: str) -> SeedCall:
-        argument = node.args[0]
-        written = self._source(argument)
-        device_specific = any(
-            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in node.keywords
-        )
-        rank_aware = bool(_RANK.search(written)) or device_specific
-        return SeedCall(
-            name,
-            _span(node, self.lines),
-            written,
-            rank_aware,
-            device_specific,
-            self.trainer_class > 0,
-            self.generation_function > 0,
-            self.scope,
-            self.quiet_trainer > 0 and self.trainer_class == 0,
-        )
+        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee)
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
         seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)
+        if seed_node is None and len(node.args) >= 6:
+            seed_node = node.args[5]  # DistributedSampler(dataset, num_replicas, rank, shuffle, seed, ...)
         shuffle = next((k.value for k in node.keywords if k.arg == "shuffle"), None)
         shuffle_off = isinstance(shuffle, ast.Constant) and shuffle.value is False
+        params = set(self.scope.params)
+        forwarded = [k.value for k in node.keywords] + list(node.args[1:])
+        forwards = any(isinstance(v, ast.Name) and v.id in params for v in forwarded) or any(
+            isinstance(v, ast.IfExp) for v in forwarded
+        )
         return SamplerCall(
             name,
             _span(node, self.lines),
             self._source(seed_node) if seed_node is not None else None,
             isinstance(seed_node, ast.Constant),
             shuffle_off,
+            self.scope.id,
+            isinstance(seed_node, ast.Name) and seed_node.id in params,
+            forwards,
         )
+
+
+_PARSE_METHODS = frozenset({
+    "parse_args_and_config", "parse_args_into_dataclasses", "parse_yaml_file", "parse_json_file", "parse_dict",
+})  # fmt: skip
+
+
+def _module_chain(node: ast.expr) -> bool:
+    """`torch.cuda.manual_seed_all`: names only, down to the called attribute (no call, no subscript)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _from_run_config(value: ast.expr) -> bool:
+    """A seed that is the same for every request: the run's seed (`self.args.seed`, `args.seed`,
+    `config.seed`) or a number."""
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, int) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Attribute) and value.attr == "seed"

@@ -98,7 +98,7 @@ def class_fields(node: Any) -> list[Field]:
     """Annotated attributes of a class body (dataclass fields), with literal defaults."""
     import ast
 
-    from grpo_lint.sources.python_index import _default
+    from grpo_lint.sources.python_index import default_of
 
     found = []
     for item in node.body:
@@ -106,7 +106,7 @@ def class_fields(node: Any) -> list[Field]:
             annotation = ast.unparse(item.annotation)
             if "ClassVar" in annotation:
                 continue
-            found.append(Field(item.target.id, annotation, _default(item.value)))
+            found.append(Field(item.target.id, annotation, default_of(item.value)))
     return found
 
 

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from grpo_lint.sources.python_index import Imported, PythonIndex, index
+from grpo_lint.sources.python_index import Imported, PythonIndex
+
+if TYPE_CHECKING:
+    from grpo_lint.sources.python_code import PythonFile
 
 _MAX_SOURCE = 2 * 1024 * 1024
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
@@ -56,21 +59,29 @@ class Modules:
     def __init__(self, root: Path, files: list[str]) -> None:
         self.root = root
         self.files = [f for f in files if f.endswith(".py")]
-        self._indexes: dict[str, PythonIndex | None] = {}
+        self._codes: dict[str, PythonFile | None] = {}
         self._suffixes: dict[str, list[str]] | None = None
         self._programs: dict[str, Program | None] = {}
 
-    def index(self, relative: str) -> PythonIndex | None:
-        if relative not in self._indexes:
+    def code(self, relative: str, text: str | None = None) -> PythonFile | None:
+        """The module read once for the whole run (grpo_lint.sources.python_code), or None when it is not
+        in the repository or does not parse. `text`: the module's text when the caller has it already."""
+        if relative not in self._codes:
             from grpo_lint.sources.document import ReadProblem
-            from grpo_lint.sources.reading import read_file
+            from grpo_lint.sources.python_code import read
 
-            data = read_file(self.root / relative, _MAX_SOURCE, within=self.root)
-            found = None
-            if not isinstance(data, ReadProblem):
-                found = index(data.decode("utf-8", "replace"), relative)
-            self._indexes[relative] = found
-        return self._indexes[relative]
+            if text is None:
+                from grpo_lint.sources.reading import read_file
+
+                data = read_file(self.root / relative, _MAX_SOURCE, within=self.root)
+                text = None if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
+            found = read(text, relative) if text is not None else None
+            self._codes[relative] = None if isinstance(found, ReadProblem) else found
+        return self._codes[relative]
+
+    def index(self, relative: str) -> PythonIndex | None:
+        code = self.code(relative)
+        return code.index if code is not None else None
 
     def relative(self, path: str | Path) -> str | None:
         absolute = os.path.abspath(path)
@@ -98,7 +109,7 @@ class Modules:
                 base = base.rpartition("/")[0]
             stem = f"{base}/{path}".strip("/") if path else base
             for candidate in (f"{stem}.py", f"{stem}/__init__.py"):
-                if candidate in self._indexes or (self.root / candidate).is_file():
+                if candidate in self._codes or (self.root / candidate).is_file():
                     return candidate
             return None
         found = self._by_suffix().get(f"{path}.py", []) + self._by_suffix().get(f"{path}/__init__.py", [])
@@ -154,6 +165,31 @@ class Modules:
         if file == importer and symbol not in (self.index(file) or _EMPTY).classes:
             return None
         return self.resolve(file, symbol, depth + 1)
+
+    def function(self, importer: str, name: str, depth: int = 0) -> tuple[str, str] | None:
+        """The repository file and name of the function a (dotted) name calls in a module, followed through
+        its imports (`from trainer.trainer_utils import setup_seed`, `utils.seed_all`)."""
+        facts = self.index(importer)
+        code = self.code(importer)
+        if facts is None or code is None or depth > _MAX_DEPTH:
+            return None
+        first, _, rest = name.partition(".")
+        if not rest and any(f.name == first and not f.class_name for f in code.functions.values()):
+            return importer, first
+        imported = facts.imports.get(first)
+        if imported is None:
+            return None
+        module, symbol = imported.module, imported.name
+        if symbol is None:
+            *inner, symbol = rest.split(".") if rest else [""]
+            module = ".".join([module, *inner])
+        elif rest:
+            module = ".".join(p for p in (module, symbol, *rest.split(".")[:-1]) if p)
+            symbol = rest.split(".")[-1]
+        file = self.module_file(module, imported.level, importer)
+        if file is None or not symbol:
+            return None
+        return self.function(file, symbol, depth + 1)
 
     # --- classes ---------------------------------------------------------------------------------
 

@@ -1,0 +1,203 @@
+"""The seeding analysis on code written here: flow, helpers across modules, what is rank-dependent, a
+trainer that skips its base's seeding, per-request seeds, samplers, framework sources, fixes that fix.
+
+Each form has a failing and a passing case. The five public bugs this project started from are checked at
+their real commits in the closing notes; these cases rebuild each shape in a few lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from grpo_lint.engine import lint_text
+
+from .conftest import options_from, run_cli
+
+DDP = "import torch\nimport torch.distributed as dist\ndist.init_process_group('nccl')\n"
+TRAIN = "for batch in loader:\n    model(batch).loss.backward()\n"
+
+
+def codes(text: str, name: str = "train.py") -> list[tuple[str, int]]:
+    result = lint_text(text, name, options_from("--target trl==1.16.0 --world-size 4"), kind="python")
+    return [(d.code, d.span.line) for d in result.diagnostics]
+
+
+def lint_repo(root: Path, files: dict[str, str], *args: str) -> list[dict]:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    done = run_cli("--format", "json", "--isolated", "--select", "GRPO2,GRPO3", *args, ".", cwd=root)
+    return json.loads(done.stdout)["diagnostics"]
+
+
+# Flow: the seeding that reaches the first random draw decides ---------------------------------------
+
+
+def test_a_constant_seed_reseeded_per_rank_before_anything_random_is_fine():
+    reseeded = DDP + "base = 1337\ntorch.manual_seed(base)\nif dist.is_initialized():\n"
+    reseeded += "    torch.manual_seed(base + dist.get_rank())\n" + TRAIN
+    assert codes(reseeded) == []
+    # Drawn before the reseed: the constant seed reaches it.
+    early = DDP + "torch.manual_seed(1337)\nperm = torch.randperm(10)\ntorch.manual_seed(1337 + dist.get_rank())\n"
+    assert codes(early + TRAIN) == [("GRPO301", 4)]
+
+
+def test_a_seed_in_a_function_that_draws_nothing_is_left_to_its_callers():
+    setup = DDP + "class Strategy:\n    def setup(self):\n        self.set_seed(self.seed)\n"
+    setup += "    def set_seed(self, seed):\n        torch.manual_seed(seed)\n" + TRAIN
+    assert codes(setup) == []  # seeded in a method that draws nothing, from an attribute of its own
+
+
+# Through calls: a helper is judged where it is called -------------------------------------------------
+
+
+def test_a_helper_is_judged_at_its_call_sites_across_modules(tmp_path):
+    files = {
+        "utils.py": (
+            "import random\nimport torch\n\ndef setup_seed(seed):\n    random.seed(seed)\n    torch.manual_seed(seed)\n"
+        ),
+        "train.py": DDP
+        + "from utils import setup_seed\nsetup_seed(42 + dist.get_rank())\n"
+        + "for epoch in range(3):\n    setup_seed(42 + epoch)\n    order = torch.randperm(10)\n"
+        + "    model(order).loss.backward()\n",
+        "requirements.txt": "trl==1.16.0\n",
+    }
+    found = lint_repo(tmp_path, files)
+    assert [(d["code"], d["path"], d["line"]) for d in found] == [("GRPO301", "./train.py", 7)]
+    assert "setup_seed(42 + epoch)" in found[0]["message"] and "utils.py:5" in found[0]["message"]
+    assert "the `randperm` on line 8" in found[0]["message"]
+    # The shared order from a generator of its own: nothing reseeds the global streams.
+    files["train.py"] = files["train.py"].replace(
+        "    setup_seed(42 + epoch)\n    order = torch.randperm(10)\n",
+        "    g = torch.Generator()\n    g.manual_seed(42 + epoch)\n    order = torch.randperm(10, generator=g)\n",
+    )
+    assert lint_repo(tmp_path, files) == []
+
+
+def test_a_helper_that_seeds_a_constant_is_reported_in_its_body():
+    helper = DDP + "def seed_all():\n    torch.manual_seed(0)\n\nseed_all()\n" + TRAIN
+    assert codes(helper) == [("GRPO301", 5)]
+    assert codes(helper.replace("torch.manual_seed(0)", "torch.manual_seed(dist.get_rank())")) == []
+
+
+# What is rank-dependent ---------------------------------------------------------------------------
+
+
+def test_rank_through_environment_variables_assignments_and_attributes():
+    env = DDP + 'local = int(os.environ["LOCAL_RANK"])\nseed = 7 + local\ntorch.manual_seed(seed)\n' + TRAIN
+    assert codes(env) == []
+    attribute = (
+        DDP + "class Loop:\n    def __init__(self, args):\n        self.rank = args.local_rank\n"
+        "    def run(self):\n        torch.manual_seed(100 + self.rank)\n        return self.model.generate()\n"
+    )
+    assert codes(attribute) == []
+    # rank 0's seed is one value for every rank
+    zero = DDP + "torch.manual_seed(rank_zero_seed)\n" + TRAIN
+    assert codes(zero) == [("GRPO301", 4)]
+
+
+# A trainer that skips the seeding its base does ------------------------------------------------------
+
+SKIPPING = """\
+from trl import GRPOTrainer as HFGRPOTrainer
+
+del HFGRPOTrainer.__init__
+
+
+class GRPOTrainer(HFGRPOTrainer):
+    def __init__(self, model, args):
+        self.engine = make_engine(model)
+
+    def _generate(self, prompts):
+        return self.engine.generate(prompts)
+"""
+
+
+def test_a_trainer_that_deletes_its_bases_init_must_seed_per_process_itself():
+    assert codes(SKIPPING) == [("GRPO302", 6)]
+    seeded = SKIPPING.replace(
+        "        self.engine = make_engine(model)\n",
+        "        set_seed(args.seed, device_specific=True)\n        self.engine = make_engine(model)\n",
+    )
+    assert codes(seeded) == []
+    # A subclass that keeps TRL's __init__ is seeded by it.
+    assert codes(SKIPPING.replace("del HFGRPOTrainer.__init__\n", "")) == []
+
+
+# A fixed seed on every sampling request -------------------------------------------------------------
+
+REQUESTS = """\
+from accelerate import Accelerator
+
+
+class Rollout:
+    def request(self):
+        request_config = copy(self.request_config)
+        request_config.seed = self.args.seed
+        return self.engine.infer(request_config)
+
+    def step(self, loss):
+        loss.backward()
+"""
+
+
+def test_a_request_seeded_from_the_runs_config():
+    assert codes(REQUESTS) == [("GRPO203", 7)]
+    varying = REQUESTS.replace("self.args.seed\n", "self.args.seed + self.accelerator.process_index\n")
+    assert codes(varying) == []
+    # An evaluation script that never trains samples what it likes.
+    assert codes(REQUESTS.replace("    def step(self, loss):\n        loss.backward()\n", "")) == []
+    params = "from accelerate import Accelerator\nparams = SamplingParams(seed=args.seed)\nloss.backward()\n"
+    assert codes(params) == [("GRPO203", 2)]
+
+
+# Samplers ---------------------------------------------------------------------------------------------
+
+
+def test_a_sampler_helper_that_hides_the_seed():
+    helper = (
+        "import torch\n\ndef get_sampler(dataset, *, shuffle=False, rank=None):\n"
+        "    return torch.utils.data.DistributedSampler[int](dataset, shuffle=shuffle, rank=rank)\n"
+    )
+    assert codes(helper) == [("GRPO303", 4)]
+    exposed = helper.replace("rank=None)", "rank=None, seed=0)").replace("rank=rank)", "rank=rank, seed=seed)")
+    assert codes(exposed) == []
+
+
+def test_a_shuffling_sampler_that_is_never_told_the_epoch():
+    loop = DDP + "sampler = DistributedSampler(ds)\nfor epoch in range(2):\n" + "    model(x).loss.backward()\n"
+    assert codes(loop) == [("GRPO305", 4)]
+    assert (
+        codes(loop.replace("for epoch in range(2):\n", "for epoch in range(2):\n    sampler.set_epoch(epoch)\n")) == []
+    )
+
+
+# A framework's own sources ----------------------------------------------------------------------------
+
+
+def test_the_code_rules_apply_to_a_framework_copy(tmp_path):
+    files = {
+        "swift/cli/rlhf.py": "def main(): ...\n",
+        "swift/trainers/grpo_trainer.py": SKIPPING,
+        "swift/trainers/broken.yaml": "rlhf_type: grpo\nnum_generations: 1\n",
+    }
+    found = lint_repo(tmp_path, files, "--target", "swift==4.6.0", "--select", "GRPO1")
+    # the trainer is judged by the code rules; the copy's own config files are not user configs
+    assert [(d["code"], d["path"]) for d in found] == [("GRPO302", "./swift/trainers/grpo_trainer.py")]
+
+
+# Fixes that fix ---------------------------------------------------------------------------------------
+
+
+def test_a_group_of_one_in_a_batch_of_one_is_fixed_with_the_batch(tmp_path):
+    script = "NPROC_PER_NODE=1 swift rlhf --rlhf_type grpo --num_generations 1 --per_device_train_batch_size 1\n"
+    path = tmp_path / "train.sh"
+    path.write_text(script)
+    found = json.loads(run_cli("train.sh", "--format", "json", "--target", "swift==4.6.0", cwd=tmp_path).stdout)
+    (group,) = found["diagnostics"]
+    assert group["code"] == "GRPO101"
+    assert "--num_generations: 2, --per_device_train_batch_size: 2" in group["fix"]["message"]
+    done = run_cli("train.sh", "--fix", "--unsafe-fixes", "--target", "swift==4.6.0", cwd=tmp_path)
+    assert done.returncode == 0 and "Fixed 1 diagnostic" in done.stdout
+    assert "--num_generations 2 --per_device_train_batch_size 2" in path.read_text()
