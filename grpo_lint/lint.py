@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 from grpo_lint.premises import ASSUMED_READER
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
 # A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
 # reported only when its text looks like a GRPO config; any other broken YAML is not ours to judge.
-_LOOKS_LIKE_GRPO = re.compile(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
+_LOOKS_LIKE_GRPO = lazy(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
 
 
 def selected(code: str, options: Options) -> bool:
@@ -412,7 +413,7 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
 # --- filters ---------------------------------------------------------------------------------
 
 
-_LONG_QUOTE = re.compile(r"`([^`\n]{" + str(2 * CLIP + 1) + r",})`")
+_LONG_QUOTE = lazy(r"`([^`\n]{" + str(2 * CLIP + 1) + r",})`")
 
 
 def clip(text: str) -> str:

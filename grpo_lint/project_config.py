@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from grpo_lint.diagnostics import Severity
 from grpo_lint.limits import MAX_WORLD_SIZE
 from grpo_lint.options import PathPatterns, Thresholds
+from grpo_lint.patterns import lazy
 from grpo_lint.versions import Target, TargetError, parse_target
 
 OWN_FILES = (".grpo-lint.toml", "grpo-lint.toml")
@@ -105,7 +106,7 @@ def load(path: Path) -> ProjectConfig:
 
 
 # Where a number too long for Python's int() is (to place the error; TOML parsers keep no positions).
-_LONG_NUMBER = re.compile(r"(?<![\w\"'.])[+-]?\d[\d_]{4000,}")
+_LONG_NUMBER = lazy(r"(?<![\w\"'.])[+-]?\d[\d_]{4000,}")
 
 
 def _toml_error_position(message: str, text: str) -> tuple[int, int]:

@@ -12,13 +12,13 @@ reported (GRPO008), as ruff's RUF100 and hadolint's DL1001 do.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.patterns import lazy
 
-_COMMENT = re.compile(r"(?:^|(?<=\s))#\s*grpo-lint\s*:\s*(?P<kind>[a-z-]+)(?:\[(?P<codes>[^\]]*)\])?(?P<reason>.*)$")
+_COMMENT = lazy(r"(?:^|(?<=\s))#\s*grpo-lint\s*:\s*(?P<kind>[a-z-]+)(?:\[(?P<codes>[^\]]*)\])?(?P<reason>.*)$")
 KINDS = ("ignore", "file-ignore")
 UNUSED = "GRPO008"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Container, Iterable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -190,7 +190,7 @@ def resolve_target(
         return _known(framework, fork.version, where, keys)._replace(fork=fork)
     pin, note = repository.statement(framework, path) if repository is not None else (None, "")
     installed = installed_version(framework)
-    own = repository.known_keys(framework) if repository is not None else frozenset()
+    own = _OwnKeys(repository, framework)
     if pin is not None:
         if pin.fork:
             why = f"{pin.provenance} has keys and checks of its own, and its files are not in the checkout"
@@ -210,8 +210,21 @@ def resolve_target(
     return _assumed(framework, releases(framework), keys, "", why, own)
 
 
+class _OwnKeys:
+    """The keys the repository's own argument classes define, read only when an assumption needs them
+    (reading them parses the repository's Python files)."""
+
+    def __init__(self, repository: Repository | None, framework: str) -> None:
+        self.repository, self.framework = repository, framework
+
+    def __contains__(self, key: object) -> bool:
+        if self.repository is None:
+            return False
+        return key in self.repository.known_keys(self.framework)
+
+
 def _assumed(
-    framework: str, allowed: tuple[Version, ...], keys: Iterable[str], stated: str, why: str, own: frozenset[str]
+    framework: str, allowed: tuple[Version, ...], keys: Iterable[str], stated: str, why: str, own: Container[str]
 ) -> Target:
     """The newest of the `allowed` releases that best fit the keys of the config (every one exists, when
     a release has them all), as an assumption that names why. Keys the repository's own argument classes
@@ -286,7 +299,7 @@ def _known(
     keys: Iterable[str] = (),
     allows: tuple[Version, ...] = (),
     exact: bool = True,
-    own: frozenset[str] = frozenset(),
+    own: Container[str] = frozenset(),
 ) -> Target:
     """A target at a stated version. A release grpo-lint knows is shown; a version between releases (a
     pre-release of R: the release below it or R) and a range are assumptions within what they allow; a

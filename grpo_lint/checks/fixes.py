@@ -6,11 +6,11 @@ text the user wrote); `grpo_lint.edits.resolve` places it on the file's text aft
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Edit, Fix
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import Entry
 
 if TYPE_CHECKING:
@@ -18,8 +18,8 @@ if TYPE_CHECKING:
 
 # A value that reads the same, unquoted, in YAML, JSON strings, Hydra overrides, shell words and
 # Python strings: nothing that needs quoting or escaping anywhere.
-_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
-_NUMBER = re.compile(r"-?\d+(\.\d+)?")
+_PLAIN = lazy(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_NUMBER = lazy(r"-?\d+(\.\d+)?")
 _PREFIXES = "-+~"
 
 

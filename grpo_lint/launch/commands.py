@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.sources.shell import Command, Word
 
@@ -41,7 +42,7 @@ _RAY_TRAINERS = {"verl.trainer.main_ppo": "verl", "openrlhf.cli.train_ppo_ray": 
 # `...fully_async_main`), recipes (`recipe.dapo.main_dapo`) and a repository's own `main_ppo_*.py`.
 # They compose their own Hydra config on top of ppo_trainer and give some batch keys their own
 # meaning (the fully async trainer runs with data.train_batch_size=0), so only the sampling rules apply.
-_VERL_ENTRIES = re.compile(
+_VERL_ENTRIES = lazy(
     r"^(verl\.[\w.]*\.(main_ppo\w*|fully_async_main)|recipe\.[\w.]+\.main_\w+)$"
     r"|(^|/)(main_ppo\w*|fully_async_main|recipe/[\w/]+/main_\w+)\.py$"
 )
@@ -74,7 +75,7 @@ class Launch(NamedTuple):
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
 _WRAPPERS = frozenset({"nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec"})
-_PROGRAMS = re.compile(r"^(swift|megatron|trl|accelerate|torchrun|deepspeed|ray|python(\d+(\.\d+)?)?)$")
+_PROGRAMS = lazy(r"^(swift|megatron|trl|accelerate|torchrun|deepspeed|ray|python(\d+(\.\d+)?)?)$")
 
 
 def _unwrap(words: list[Word]) -> list[Word]:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from grpo_lint.patterns import lazy
+
 _INT_UNSIGNED = r"(?:0|[1-9](?:_?[0-9])*)"
 _POINT_FLOAT = rf"(?:{_INT_UNSIGNED}\.|{_INT_UNSIGNED}?\.[0-9](?:_?[0-9])*)"
 _EXPONENT_FLOAT = rf"(?:(?:{_POINT_FLOAT}|{_INT_UNSIGNED})[eE][+-]?[0-9](?:_?[0-9])*)"
@@ -49,9 +51,7 @@ _PRIMITIVE = frozenset({"ID", "NULL", "INT", "FLOAT", "BOOL", "INTERPOLATION", "
 _DICT_KEY = frozenset({"ID", "NULL", "INT", "FLOAT", "BOOL", "UNQUOTED_CHAR", "ESC", "WS"})
 _SEGMENT = rf"(?:{_KEY_SPECIAL}|{_INT_UNSIGNED})"
 _PACKAGE = rf"(?:{_KEY_SPECIAL}|{_SEGMENT}(?:\.{_SEGMENT})+)?"  # a name, a dotted path, or nothing
-_KEY = re.compile(
-    rf"^(?:~|\+\+?)?(?:{_PACKAGE}|[a-zA-Z_][a-zA-Z0-9_\-]*(?:/[a-zA-Z_][a-zA-Z0-9_\-]*)+)(?:@{_PACKAGE})?$"
-)
+_KEY = lazy(rf"^(?:~|\+\+?)?(?:{_PACKAGE}|[a-zA-Z_][a-zA-Z0-9_\-]*(?:/[a-zA-Z_][a-zA-Z0-9_\-]*)+)(?:@{_PACKAGE})?$")
 # The functions Hydra 1.3 evaluates while parsing; any other name is an "Error parsing override".
 FUNCTIONS = frozenset({"bool", "choice", "float", "glob", "int", "interval", "range", "shuffle", "sort", "str", "tag"})
 _MAX_DEPTH = 64  # nesting of [ { ( in one value; deeper is refused rather than recursed into

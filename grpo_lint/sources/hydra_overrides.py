@@ -12,13 +12,14 @@ import re
 from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import Entry
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.shell import Word
 
-_KEY = re.compile(r"^(~|\+\+|\+)?([A-Za-z_][\w\-]*(?:[./][\w\-]+)*)(?:@[\w.\-:]+)?$")
-_INT = re.compile(r"^[+-]?\d+(_\d+)*$")
-_FLOAT = re.compile(r"^[+-]?((\d+(_\d+)*)?\.\d+|\d+(_\d+)*\.?)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$", re.IGNORECASE)
+_KEY = lazy(r"^(~|\+\+|\+)?([A-Za-z_][\w\-]*(?:[./][\w\-]+)*)(?:@[\w.\-:]+)?$")
+_INT = lazy(r"^[+-]?\d+(_\d+)*$")
+_FLOAT = lazy(r"^[+-]?((\d+(_\d+)*)?\.\d+|\d+(_\d+)*\.?)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$", re.IGNORECASE)
 
 
 class Overrides(NamedTuple):

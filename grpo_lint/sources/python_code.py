@@ -29,6 +29,7 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import Entry, ReadProblem
 from grpo_lint.sources.numbers import bounded
 from grpo_lint.sources.python_index import (
@@ -85,7 +86,7 @@ _SAMPLING_TRAINERS = ("GRPO", "RLOO", "PPO", "OnlineDPO", "GKD", "Rollout", "XPO
 # A sampling request built per call: its seed is the same for every request when it comes from the run's
 # config (`request_config.seed = self.args.seed`), and the completions of a prompt are then identical.
 _REQUEST_TYPES = ("RequestConfig", "SamplingParams", "GenerationConfig")
-_REQUEST_NAMES = re.compile(r"request|sampling|sample_params|gen_config|generation_config", re.IGNORECASE)
+_REQUEST_NAMES = lazy(r"request|sampling|sample_params|gen_config|generation_config", re.IGNORECASE)
 _TRAINING_CALLS = frozenset({"backward", "train", "step", "zero_grad", "train_epoch", "train_step"})
 _MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_training"})
 

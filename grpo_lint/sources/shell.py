@@ -20,9 +20,10 @@ import re
 from typing import NamedTuple
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.patterns import lazy
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)$", re.S)
+_NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_ASSIGNMENT = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)$", re.S)
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time", "nohup", "exec"})
 _ENDS = frozenset({"fi", "done", "esac", "}"})
 _HEADERS = frozenset({"for", "select", "function"})  # `for x in ...`: a loop header, not a command
@@ -123,7 +124,7 @@ def _wrap64(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-_ARITH_TOKEN = re.compile(
+_ARITH_TOKEN = lazy(
     r"\s*(?:(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)|([A-Za-z_][A-Za-z0-9_]*)"
     r"|(\*\*|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%()<>!~&|^?:]))"
 )

@@ -22,6 +22,7 @@ from yaml.constructor import ConstructorError, SafeConstructor
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.limits import MAX_DIGITS, MAX_NESTING, MAX_YAML_NODES
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import TooLarge, out_of_range
 
@@ -64,10 +65,10 @@ def _short(text: Any, limit: int = 40) -> str:
 
 
 # A double-quoted string, a comment, or a bracket: brackets inside strings and comments do not nest.
-_FLOW_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|(?:^|(?<=\s))#[^\n]*|[\[\]{}]', re.M)
+_FLOW_TOKENS = lazy(r'"(?:[^"\\\n]|\\.)*"|(?:^|(?<=\s))#[^\n]*|[\[\]{}]', re.M)
 # A line whose indentation and block indicators (`- `, `? `, `: `) could reach MAX_NESTING levels.
-_DEEP_LINE = re.compile(r"^(?:[ \t]|[-?:][ \t]){" + str(MAX_NESTING) + "}", re.M)
-_INDICATORS = re.compile(r"^([ \t]*)((?:[-?:][ \t]+)*)")
+_DEEP_LINE = lazy(r"^(?:[ \t]|[-?:][ \t]){" + str(MAX_NESTING) + "}", re.M)
+_INDICATORS = lazy(r"^([ \t]*)((?:[-?:][ \t]+)*)")
 
 
 def prescan(text: str) -> ReadProblem | None:

@@ -11,10 +11,10 @@ the union here is what any script of the repository may accept, for configs no l
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.python_index import Field, index
 from grpo_lint.sources.reading import read_file
@@ -23,7 +23,7 @@ from grpo_lint.workspace.modules import ClassRef, Modules
 __all__ = ["Field", "RepoArguments", "argparse_arguments", "class_fields", "read_arguments", "script_arguments"]
 
 # Read only when the bytes show a class with a base or a parser call: most files never are.
-_RELEVANT = re.compile(
+_RELEVANT = lazy(
     rb"class\s+\w+\s*\([^)]*(?:GRPOConfig|Arguments|ModelConfig|SFTConfig|Config)|(?:HfArgumentParser|TrlParser)\s*\("
 )
 _MAX_SOURCE = 2 * 1024 * 1024

@@ -12,6 +12,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import inside, read_file
 from grpo_lint.versions import Fork
@@ -25,7 +26,7 @@ _MARKERS = {
 }
 _PACKAGE = {"verl": "verl", "openrlhf": "openrlhf", "trl": "trl", "swift": "swift"}
 _MAX_SOURCE = 4 * 1024 * 1024
-_VERSION = re.compile(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
+_VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
 
 
 def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
@@ -74,7 +75,7 @@ def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> F
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
 # training loop of verl's RayPPOTrainer (validation batches are repeated by their own keys).
-_REPEAT = re.compile(r"^[ \t]*(\w+)\s*=\s*\w+\.repeat\(\s*repeat_times\s*=\s*self\.config\.([\w.]+)", re.M)
+_REPEAT = lazy(r"^[ \t]*(\w+)\s*=\s*\w+\.repeat\(\s*repeat_times\s*=\s*self\.config\.([\w.]+)", re.M)
 
 
 def _group_keys(package_dir: Path) -> tuple[str, ...]:

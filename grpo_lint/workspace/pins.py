@@ -27,6 +27,7 @@ from typing import NamedTuple
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.reading import read_file
@@ -35,7 +36,7 @@ from grpo_lint.versions import around
 _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
 # The names as they appear in text, for a cheap look before a file is read line by line.
 _NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
-_REQUIREMENT_FILE = re.compile(
+_REQUIREMENT_FILE = lazy(
     r"(^|/)(requirements[^/]*\.(txt|in)|[^/]*[-_.]requirements?\.(txt|in)|constraints[^/]*\.txt|required_[^/]*\.txt)$",
     re.I,
 )
@@ -43,23 +44,23 @@ _MAX_PIN_FILE = 512 * 1024
 _MAX_DEPTH = 8  # folders below the root that are searched for statements
 # `name[extras] specifiers ; markers` (PEP 508 without URLs): packaging.specifiers judges the versions.
 # (packaging.requirements would do the same at 25 ms of import on every pre-commit run.)
-_REQUIREMENT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;@]*?)\s*(?:;.*)?$")
+_REQUIREMENT = lazy(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*([^;@]*?)\s*(?:;.*)?$")
 # PEP 508 direct references (`trl[vllm] @ git+https://...@REF`) and pip's `git+URL@REF#egg=trl`.
-_DIRECT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*(\S+)")
-_EGG = re.compile(r"^(?:-e\s+|--editable\s+)?(\w+\+\S+?)#(?:.*&)?egg=([A-Za-z0-9._-]+)")
-_TAG = re.compile(r"^v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)$")
-_COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+_DIRECT = lazy(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*(\S+)")
+_EGG = lazy(r"^(?:-e\s+|--editable\s+)?(\w+\+\S+?)#(?:.*&)?egg=([A-Za-z0-9._-]+)")
+_TAG = lazy(r"^v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)$")
+_COMMIT = lazy(r"^[0-9a-f]{7,40}$")
 # `pip install ...`, `pip3 install`, `python -m pip install`, `uv pip install`, `uv add`, after `!`/`%`/RUN.
-_INSTALL = re.compile(r"(?:\bpip3?|\bpython3?\s+-m\s+pip|\buv\s+pip)\s+install\s+(.*)|\buv\s+add\s+(.*)")
+_INSTALL = lazy(r"(?:\bpip3?|\bpython3?\s+-m\s+pip|\buv\s+pip)\s+install\s+(.*)|\buv\s+add\s+(.*)")
 _PIP_VALUE_OPTIONS = frozenset({
     "-i", "--index-url", "--extra-index-url", "-f", "--find-links", "-c", "--constraint", "-r", "--requirement",
     "-t", "--target", "--prefix", "--root", "--python-version", "--platform", "--implementation", "--abi",
     "--trusted-host", "--src", "--upgrade-strategy", "--progress-bar", "--cache-dir", "--python", "-p",
     "--config-settings", "-C", "--global-option", "--install-option", "--log",
 })  # fmt: skip
-_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=(?!=)")  # `VAR=value` in front of a command: no requirement
-_FREEZE_COMMENT = re.compile(r"^#\s*Editable install[^(]*\(\s*([A-Za-z0-9._-]+==[^\s)]+)\s*\)")
-_LOCK_ENTRY = re.compile(r'^name\s*=\s*"([A-Za-z0-9._-]+)"\s*\nversion\s*=\s*"([^"]+)"', re.M)
+_ASSIGNMENT = lazy(r"^[A-Za-z_]\w*=(?!=)")  # `VAR=value` in front of a command: no requirement
+_FREEZE_COMMENT = lazy(r"^#\s*Editable install[^(]*\(\s*([A-Za-z0-9._-]+==[^\s)]+)\s*\)")
+_LOCK_ENTRY = lazy(r'^name\s*=\s*"([A-Za-z0-9._-]+)"\s*\nversion\s*=\s*"([^"]+)"', re.M)
 
 # How much a statement says, best first: a dependency or lock file, an install line in a script, a
 # Dockerfile or a notebook, an install line in the docs.

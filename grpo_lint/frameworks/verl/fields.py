@@ -7,13 +7,13 @@ resolved against the run's own values by `resolve`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
 from grpo_lint.data import load
 from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned
+from grpo_lint.patterns import lazy
 
 _KINDS = {
     "int": "int",
@@ -65,7 +65,7 @@ _POSITIVE = (
 )  # fmt: skip
 # Integer keys that count something (a fraction there breaks verl); other integer defaults such as
 # val_kwargs.temperature 0 take any number.
-_COUNT = re.compile(r"^n$|^n_|size|steps|epochs|nnodes|seed|num|len|length|freq|_k$|rank|workers|tokens|limit")
+_COUNT = lazy(r"^n$|^n_|size|steps|epochs|nnodes|seed|num|len|length|freq|_k$|rank|workers|tokens|limit")
 # Counts whose default is null: a whole number when set.
 _OPTIONAL_COUNTS = (
     "actor_rollout_ref.actor.ppo_micro_batch_size", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu",
@@ -139,7 +139,7 @@ def _is_history(default: Any) -> bool:
     )
 
 
-_INTERPOLATION = re.compile(r"^\$\{(?:oc\.select:)?([^,}]+)(?:,([^}]*))?\}$")
+_INTERPOLATION = lazy(r"^\$\{(?:oc\.select:)?([^,}]+)(?:,([^}]*))?\}$")
 
 
 def resolve(path: str, value: Any, lookup: Callable[[str], Any], depth: int = 0) -> Any:

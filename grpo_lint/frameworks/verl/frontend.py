@@ -7,7 +7,6 @@ default of the targeted release (interpolations followed). The numbers verl's ow
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
 
 from packaging.version import Version
@@ -17,6 +16,7 @@ from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.frameworks.verl.fields import fork_table, resolve, verl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.hydra_overrides import HydraContext
@@ -202,7 +202,7 @@ def _interpolated(value: Any) -> bool:
 
 
 # `${a.b}`, `${.sibling}`, `${oc.select:a.b,default}`: a node of the same config (no other resolver).
-_REFERENCE = re.compile(r"^\$\{(?:oc\.select:)?\.*[A-Za-z_][\w.]*(?:,[^}]*)?\}$")
+_REFERENCE = lazy(r"^\$\{(?:oc\.select:)?\.*[A-Za-z_][\w.]*(?:,[^}]*)?\}$")
 
 
 def nested_to_paths(document: Document) -> None:
