@@ -22,9 +22,8 @@ import ast
 import json
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from grpo_lint.patterns import lazy
@@ -32,6 +31,9 @@ from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.reading import read_file
 from grpo_lint.versions import around
+
+if TYPE_CHECKING:
+    from packaging.specifiers import SpecifierSet
 
 _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
 # The names as they appear in text, for a cheap look before a file is read line by line.
@@ -50,6 +52,7 @@ _DIRECT = lazy(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*@\s*(\S+)")
 _EGG = lazy(r"^(?:-e\s+|--editable\s+)?(\w+\+\S+?)#(?:.*&)?egg=([A-Za-z0-9._-]+)")
 _TAG = lazy(r"^v?(\d+(?:\.\d+)+(?:(?:a|b|rc|\.post|\.dev)\d+)?)$")
 _COMMIT = lazy(r"^[0-9a-f]{7,40}$")
+_EXACT = lazy(r"===?([0-9][0-9A-Za-z.!+_-]*)")
 # `pip install ...`, `pip3 install`, `python -m pip install`, `uv pip install`, `uv add`, after `!`/`%`/RUN.
 _INSTALL = lazy(r"(?:\bpip3?|\bpython3?\s+-m\s+pip|\buv\s+pip)\s+install\s+(.*)|\buv\s+add\s+(.*)")
 _PIP_VALUE_OPTIONS = frozenset({
@@ -216,6 +219,15 @@ def _pin(text: str, where: str, kind: int) -> Pin | None:
     if framework is None:
         return None
     specifier_text = match.group(2).replace(" ", "").strip("()")
+    exact = _EXACT.fullmatch(specifier_text)
+    if exact is not None:  # `==X`, the usual pin: no specifier machinery (25 ms of import) needed
+        try:
+            version = Version(exact.group(1))
+        except (InvalidVersion, ValueError):  # ValueError: a number past int()'s digit limit
+            return None
+        return Pin(framework, version, f"{where} {text}", True, kind=kind, allows=around(framework, version))
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         specifier = SpecifierSet(specifier_text)
     except InvalidSpecifier:
@@ -227,12 +239,14 @@ def _framework(project: str) -> str | None:
     return _PROJECTS.get(project.lower().replace(".", "-").replace("_", "-"))
 
 
-def _selected(framework: str, specifier: SpecifierSet, provenance: str, kind: int) -> Pin | None:
+def _selected(framework: str, specifier: SpecifierSet | None, provenance: str, kind: int) -> Pin | None:
     """What a specifier says: `==X` one version (a pre-release: the releases around it), a range the
     known releases inside it (the newest selected), nothing at all (`trl`) every known release."""
     from grpo_lint.versions import releases
 
     known = releases(framework)
+    if specifier is None:  # no specifier: every known release
+        return Pin(framework, known[-1], provenance, False, kind=kind, allows=known)
     for spec in specifier:
         if spec.operator in ("==", "===") and "*" not in spec.version:
             try:
@@ -269,7 +283,7 @@ def _git_pin(text: str, where: str, kind: int) -> Pin | None:
         return Pin(framework, version, f"{where} {text}", True, kind=kind, allows=around(framework, version))
     if _COMMIT.match(ref):
         return Pin(framework, None, f"{where} {project} at git commit {ref[:12]}", True, kind=kind, commit=True)
-    return _selected(framework, SpecifierSet(""), f"{where} {project} from git ({ref or 'default branch'})", kind)
+    return _selected(framework, None, f"{where} {project} from git ({ref or 'default branch'})", kind)
 
 
 def pick(framework: str, specifier: SpecifierSet) -> tuple[Version | None, bool]:
