@@ -47,7 +47,7 @@ def classes_at(git_dir: str, tag: str) -> dict[str, tuple[list[str], set[str]]]:
         for name in _git(git_dir, "ls-tree", "-r", "--name-only", tag, "--", "swift").split("\n")
         if name.endswith(".py") and "arg" in name.lower()
     ]
-    return _classes((_git(git_dir, "show", f"{tag}:{name}") for name in files))
+    return _classes(_git(git_dir, "show", f"{tag}:{name}") for name in files)
 
 
 def classes_in(folder: str) -> dict[str, tuple[list[str], set[str]]]:
@@ -68,7 +68,11 @@ def _classes(texts) -> dict[str, tuple[list[str], set[str]]]:  # type: ignore[no
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef):
                 continue
-            bases = [b.id if isinstance(b, ast.Name) else b.attr for b in node.bases if isinstance(b, ast.Name | ast.Attribute)]
+            bases = [
+                b.id if isinstance(b, ast.Name) else b.attr
+                for b in node.bases
+                if isinstance(b, ast.Name | ast.Attribute)
+            ]
             fields = {
                 item.target.id
                 for item in node.body

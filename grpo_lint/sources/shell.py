@@ -24,6 +24,7 @@ from grpo_lint.patterns import lazy
 
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)$", re.S)
+_ELEMENT = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)\[[^\n]*?\]\+?=", re.S)  # NAME[key]=value: one element of an array
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time", "nohup", "exec"})
 _ENDS = frozenset({"fi", "done", "esac", "}"})
 _HEADERS = frozenset({"for", "select", "function"})  # `for x in ...`: a loop header, not a command
@@ -414,7 +415,9 @@ class _Lexer:
             self.advance(self.text.index(")", self.i) - self.i + 1)
             self.words = []
             return
-        if self.peek(1) == "(" and (not self.words or self.words[-1].text == "for"):  # (( i++ )), for ((...))
+        if self.peek(1) == "(" and (
+            all(w.text in _KEYWORDS for w in self.words) or self.words[-1].text == "for"
+        ):  # (( i++ )), while (( i < n )), for ((...))
             self.skip_balanced("(", ")")
             return
         self.advance()
@@ -937,6 +940,12 @@ class _Lexer:
             return
         prefixes: list[tuple[str, Word]] = []
         while words:
+            element = _ELEMENT.match(words[0].text)
+            if element is not None:  # one element set: what the array holds is no longer known
+                self.variables.pop(element.group(1), None)
+                self.arrays.pop(element.group(1), None)
+                words = words[1:]
+                continue
             match = _ASSIGNMENT.match(words[0].text)
             if not match:
                 break
