@@ -253,6 +253,53 @@ def test_a_copy_older_than_any_known_release_keeps_only_release_independent_erro
     assert "GRPO109: not checked: the verdict depends on the release" in shown
 
 
+def test_a_copy_of_unknown_release_is_named_as_the_config_that_decides_and_one_file_sees_it(
+    tmp_path, monkeypatch, uninstalled
+):
+    """Skywork-OR1 ships verl 0.1 whose config has trainer.val_before_train: `+` on it stops Hydra, and the
+    message names the copy, not a release. Linting the one script from an unpacked repository's root (no
+    .git) sees the same copy."""
+    write(
+        tmp_path,
+        {
+            "setup.py": "from setuptools import setup\nsetup(name='x')\n",
+            "verl/__init__.py": "",
+            "verl/trainer/main_ppo.py": "def main(): ...\n",
+            "verl/version/version": "0.1\n",
+            "verl/trainer/config/ppo_trainer.yaml": FORK_CONFIG + "  val_before_train: true\n",
+            "examples/run.sh": "python3 -m verl.trainer.main_ppo +trainer.val_before_train=false\n",
+        },
+    )
+    for paths in ([], ["examples/run.sh"]):
+        _, report = lint(tmp_path, monkeypatch, *paths) if paths else lint(tmp_path, monkeypatch)
+        (found,) = report["diagnostics"]
+        assert found["code"] == "GRPO009", paths
+        assert "the config of the verl copy in verl/ already has `trainer.val_before_train`" in found["message"]
+    (tmp_path / "verl/trainer/config/ppo_trainer.yaml").write_text(FORK_CONFIG)
+    _, report = lint(tmp_path, monkeypatch, "examples/run.sh")
+    assert report["diagnostics"] == []
+
+
+def test_a_recipe_of_another_trl_trainer_is_not_taken_for_grpo(tmp_path, monkeypatch, uninstalled):
+    recipe = "model_name_or_path: m\nbeta: 0.1\nmax_prompt_length: 768\nloss_type: {loss}\n"
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "trl==0.19.0\n",
+            "recipes/dpo.yaml": recipe.format(loss="sigmoid"),
+            "recipes/grpo.yaml": recipe.format(loss="dapx"),
+        },
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    assert "another TRL trainer" in notes(report)["recipes/dpo.yaml"]
+    assert codes(report, "dpo.yaml") == []
+    # a GRPO loss misspelt is still a GRPO config, with its error
+    assert codes(report, "grpo.yaml") == ["GRPO006"]
+    write(tmp_path, {"recipes/grpo.yaml": recipe.format(loss="dr_grpo") + "use_vllm: true\n"})
+    _, report = lint(tmp_path, monkeypatch)
+    assert "another TRL trainer" not in notes(report)["recipes/grpo.yaml"]
+
+
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(
     tmp_path, monkeypatch, uninstalled
 ):

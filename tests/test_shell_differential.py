@@ -54,8 +54,8 @@ _DROPPED_BY_TREE_SITTER = frozenset({"-", "\\ "})
 def _lone_expansion(word: str) -> bool:
     """`$NAME` / `${NAME:+...}` unquoted and alone: bash drops the word when the value is empty, which
     depends on values (grpo-lint computes them, tree-sitter does not), so neither side counts it."""
-    if re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*", word):
-        return True
+    if re.fullmatch(r"\$[A-Za-z_][A-Za-z0-9_]*|\"\$\{[A-Za-z_][A-Za-z0-9_]*\[@\]\}\"", word):
+        return True  # "${A[@]}" too: no word at all for an empty array
     if not word.startswith("${"):
         return False
     depth = 0
@@ -273,6 +273,11 @@ def test_small_scripts_agree(text: str):
 def test_arithmetic_commands_and_array_elements_run_nothing():
     script = parse("while (($i < 3)); do\n  (( i++ ))\ndone\nT[$k]=$v\nT=1 python t.py\n", "t.sh")
     assert [[w.text for w in c.words] for c in script.commands] == [["python", "t.py"]]
+
+
+def test_an_empty_array_passes_no_word():
+    script = parse('E=(\n  # a=1\n)\nA=(a=1 "b c")\nrun "${E[@]}" x "${A[@]}" "y${E[@]}" "${E[*]}"\n', "t.sh")
+    assert [w.text for w in script.commands[0].words] == ["run", "x", "a=1", "b c", "y", ""]
 
 
 def test_words_after_a_redirection_are_arguments():

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.fixes import drop_prefix, rename, set_value
-from grpo_lint.checks.messages import assignment, fw, shown
+from grpo_lint.checks.messages import assignment, config_of, fw, shown
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
@@ -281,7 +281,7 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         return report(
             plan,
             "GRPO002",
-            f"`{path}` is not a key of {fw(plan)}'s config{hint} Hydra stops before training: "
+            f"`{path}` is not a key of {config_of(plan)}{hint} Hydra stops before training: "
             f"\"Could not override '{path}'. To append to your config use +{path}=...\"",
             finding.entry,
             fix=f"`{suggestion}={shown_override(value)}`"
@@ -292,7 +292,7 @@ def _verl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     return report(
         plan,
         "GRPO002",
-        f"`{path}` is not a key of {fw(plan)}'s config; did you mean `{suggestion}`? Hydra merges a new key "
+        f"`{path}` is not a key of {config_of(plan)}; did you mean `{suggestion}`? Hydra merges a new key "
         f"from a config file without a word, so `{suggestion}` keeps its default.",
         finding.entry,
         fix=f"rename it to `{suggestion}`",
@@ -307,7 +307,7 @@ def _verl_added(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     return report(
         plan,
         "GRPO002",
-        f"{finding.suggestion} {'are' if many else 'is'} not in {fw(plan)}'s config; Hydra merges "
+        f"{finding.suggestion} {'are' if many else 'is'} not in {config_of(plan)}; Hydra merges "
         f"{'them' if many else 'it'} from this file. Read by your own code (a recipe's trainer)? If not, check "
         f"the name{'s' if many else ''} against verl's reference config.",
         finding.entry,
@@ -370,7 +370,7 @@ def hydra_append_existing(plan: RunPlan, options: Options) -> Iterator[Diagnosti
         yield report(
             plan,
             "GRPO009",
-            f"`+{path}` adds a key, but {fw(plan)}'s config already has `{path}`. Hydra stops before training: "
+            f"`+{path}` adds a key, but {config_of(plan)} already has `{path}`. Hydra stops before training: "
             f"\"Could not append to config. An item is already at '{path}'.\"",
             finding.entry,
             fix=f"`{path}={value}` (override it), or `++{path}={value}` (add or override)",

@@ -10,6 +10,16 @@ def fw(plan: RunPlan) -> str:
     return str(plan.target)
 
 
+def config_of(plan: RunPlan) -> str:
+    """Whose config decides a key: `verl 0.4.0's config`, or the repository's own copy's when the copy
+    stands for no known release (its keys, not a release's, are what is checked then)."""
+    target = plan.target
+    fork = target.fork
+    if fork is not None and fork.mapped and target.unknown:
+        return f"the config of the {target.framework_name} copy in {fork.package}/"
+    return f"{target}'s config"
+
+
 def name_of(plan: RunPlan, name: str) -> str:
     """The key as the user wrote it, else the canonical name."""
     setting = plan.get(name)

@@ -67,6 +67,29 @@ def _near_grpo_key(keys: set[str]) -> str | None:
     return None
 
 
+# GRPO keys other TRL trainers share (DPOConfig/SFTConfig/KTOConfig have loss_type; OnlineDPO, GKD and
+# RLOO generate with vLLM too): alone they do not make a file a GRPO config.
+_SHARED_KEYS = frozenset({"loss_type", "use_vllm", "generation_kwargs", "vllm_mode", "vllm_server_host"})
+# The losses of TRL's other trainers (DPOConfig, SFTConfig, KTOConfig, CPOConfig; 0.x to 1.16), none a GRPO loss.
+_OTHER_LOSSES = frozenset({
+    "sigmoid", "hinge", "ipo", "exo_pair", "nca_pair", "robust", "bco_pair", "sppo_hard", "aot", "aot_pair",
+    "aot_unpaired", "apo_zero", "apo_down", "discopop", "sft", "sigmoid_norm", "nll", "dft", "kto",
+    "apo_zero_unpaired", "simpo", "alphapo",
+})  # fmt: skip
+
+
+def _other_trainers_loss(document: Document, evidence: set[str]) -> str | None:
+    """Why a file whose only GRPO evidence is shared keys belongs to another trainer: its `loss_type`
+    names another TRL trainer's loss (`sigmoid` is DPO's, `nll` SFT's), which no GRPO release has."""
+    entry = document.entries.get("loss_type")
+    if entry is None or not evidence <= _SHARED_KEYS:
+        return None
+    values = entry.value if isinstance(entry.value, list) else [entry.value]  # DPO combines several
+    if not values or not all(isinstance(v, str) and v in _OTHER_LOSSES for v in values):
+        return None
+    return f"loss_type: {entry.value} is no GRPO loss (another TRL trainer's config)"
+
+
 def detect(document: Document) -> Detection:
     keys = set(document.entries)
     nested = {k for k in keys & VERL_SECTIONS if isinstance(document.entries[k].value, dict)}
@@ -88,6 +111,9 @@ def detect(document: Document) -> Detection:
         # `num_generation: 4` among training arguments: a misspelt GRPO key is evidence of a GRPO config,
         # and the file then gets GRPO002 with the suggestion instead of being skipped.
         return Detection("trl", f"`{near}`, a near miss of a GRPO key, among training arguments")
+    other = _other_trainers_loss(document, keys & GRPO_KEYS)
+    if other is not None:
+        return Detection(None, other)
     trl_only, swift_only = _only_keys()
     trl_score, swift_score = len(keys & trl_only), len(keys & swift_only)
     if swift_score > trl_score:

@@ -31,6 +31,7 @@ _HEADERS = frozenset({"for", "select", "function"})  # `for x in ...`: a loop he
 _TESTS = frozenset({"[[", "["})
 _WORD_END = " \t\r\n;&|()<>"
 _SEP = "\x00"  # between the elements of "${ARRAY[@]}": always a field break, even inside quotes
+_NOTHING = "\x01"  # "${ARRAY[@]}" of an empty array: no word at all, unless other text joins it
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 # Bounds (hostile input must not make the reader slow or deep):
 _MAX_NESTING = 24  # ${A:-${B:-...}} / bash -c inside bash -c / $(( (((...))) )) levels
@@ -97,6 +98,10 @@ def _split_fields(pieces: list[tuple[str, bool]]) -> list[str]:
     """The words bash makes of one word: the values of unquoted expansions are split at blanks
     (`$OVERRIDES` holding `a=1 b=2` passes two arguments), quoted text never is, and the elements of
     `"${A[@]}"` are separate words."""
+    if any(_NOTHING in text for text, _ in pieces):
+        pieces = [(text.replace(_NOTHING, ""), split) for text, split in pieces if text != _NOTHING]
+        if not pieces:
+            return []
     if not any(_SEP in text or (split and any(c in " \t\n" for c in text)) for text, split in pieces):
         joined = "".join(text for text, _ in pieces)
         return [joined] if joined or not all(split for _, split in pieces) else []
@@ -626,7 +631,7 @@ class _Lexer:
             return
         if assignment and self.text.startswith(("=", "+="), assignment.end()) and self.assignment_position():
             # bash does not split the value of an assignment (`A=$B`, `export A=$B`)
-            text = "".join(text for text, _ in pieces).replace(_SEP, " ")
+            text = "".join(text for text, _ in pieces).replace(_SEP, " ").replace(_NOTHING, "")
             self.add_word(Word(text, span, _unique(unknown)))
             return
         fields = _split_fields(pieces)
@@ -788,7 +793,7 @@ class _Lexer:
         # may be; launch scripts use this form for their defaults, so the default is taken).
         pieces = self.fragment(argument, unknown, quoted)
         if op.endswith("="):
-            value = Word("".join(text for text, _ in pieces), Span.point(*self.pos()))
+            value = Word("".join(text for text, _ in pieces).replace(_NOTHING, ""), Span.point(*self.pos()))
             self.variables[name] = self.conditional(name, value)
         return pieces
 
@@ -807,6 +812,8 @@ class _Lexer:
             unknown.append(written)
             return written
         if index in ("@", "*"):
+            if not elements and index == "@" and quoted:
+                return _NOTHING
             separator = " " if index == "*" and quoted else _SEP
             return separator.join(e.text for e in elements)
         if re.fullmatch(r"-?\d{1,6}", index) and -len(elements) <= int(index) < len(elements):
@@ -846,7 +853,7 @@ class _Lexer:
         if not (written.startswith("$((") and written.endswith("))")) or self.level >= _MAX_NESTING:
             return None
         missing: list[str] = []
-        expanded = "".join(text for text, _ in self.fragment(written[3:-2], missing, quoted=True))
+        expanded = "".join(text for text, _ in self.fragment(written[3:-2], missing, quoted=True)).replace(_NOTHING, "")
         if missing:
             return None
         names: dict[str, int | None] = {}
@@ -1035,7 +1042,7 @@ def _continues(first: str) -> bool:
 
 
 def parse(text: str, path: str) -> Script:
-    lexer = _Lexer(text.replace(_SEP, ""))
+    lexer = _Lexer(text.replace(_SEP, "").replace(_NOTHING, ""))
     lexer.run()
     lines = tuple(text.split("\n"))
     return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines)

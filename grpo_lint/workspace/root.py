@@ -5,9 +5,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# What makes the working directory a repository's root when there is no `.git` (an unpacked archive):
+# never a home folder with a stray file, which would make grpo-lint read everything below it.
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", ".gitmodules", "README.md")
+
 
 def find_root(paths: list[str]) -> Path:
-    """The nearest folder above the paths that holds `.git`; without one, the paths' common parent."""
+    """The nearest folder above the paths that holds `.git`; without one, the working directory when the
+    paths are inside it and it holds a project's files (`grpo-lint scripts/run.sh` run at the root of an
+    unpacked repository sees all of it: its pins, its copy of the framework), else the paths' common parent."""
     folders = []
     for raw in paths or ["."]:
         absolute = os.path.abspath(raw)
@@ -19,6 +25,9 @@ def find_root(paths: list[str]) -> Path:
     for folder in (common, *common.parents):
         if (folder / ".git").exists():
             return folder
+    here = Path(os.getcwd())
+    if (common == here or here in common.parents) and any((here / marker).is_file() for marker in _PROJECT_MARKERS):
+        return here
     return common
 
 
