@@ -321,7 +321,7 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
         Severity.INFO,
         f"`{_shown(script, word)}` depends on {', '.join(clip(u) for u in word.unknown)}, which is not known "
         "before launch; "
-        f"the checks that need {name} use the default instead",
+        f"the checks that need {name} are not made (its default is never blamed)",
         script.path,
         word.span,
         key=name,
@@ -360,6 +360,8 @@ def lint_python(
     plans = []
     for call in [] if framework_source else code.configs:
         document = Document(display, text, "python", call.entries)
+        document.unknown = frozenset(call.unknown)
+        document.unknown_entries = dict(call.unknown_entries or {})
         if code.unsloth:
             from grpo_lint.launch.commands import UNSLOTH
 

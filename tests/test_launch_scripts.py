@@ -266,6 +266,16 @@ def test_unresolved_values_are_reported_once_and_not_validated():
     assert "depends on N" in result.diagnostics[0].message
 
 
+def test_a_group_size_not_known_before_launch_blames_no_default():
+    """6 x 2 = 12 holds no group of the default 8, but the script sets the group size itself, to `$N`."""
+    text = "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --num_generations $N --per_device_train_batch_size 6 {}\n"
+    assert [d.code for d in script(text.format("")).diagnostics] == ["GRPO507"]
+    assert "are not made" in script(text.format("")).diagnostics[0].message
+    # a removed flag is still reported whatever its value
+    removed = script(text.format("--tensor_parallel_size $TP"), "--target swift==3.10.0").diagnostics
+    assert sorted(d.code for d in removed) == ["GRPO004", "GRPO507", "GRPO507"]
+
+
 def test_unknown_flag_with_did_you_mean():
     found = script(f"NPROC_PER_NODE=2 swift rlhf {GRPO} --temprature 0.9\n").diagnostics
     (unknown,) = found

@@ -27,6 +27,16 @@ def test_grpo_config_keywords_are_linted_at_their_position():
     assert "learning_rate" not in result.plans[0].document.entries  # not a literal: not checked
 
 
+def test_a_keyword_whose_value_is_not_a_literal_is_judged_by_its_name_only():
+    text = "from trl import GRPOConfig\nn = int(input())\ncfg = GRPOConfig(\n    num_generations=n,\n"
+    text += "    per_device_train_batch_size=5,\n    max_prompt_length=max_len,\n    vllm_device=dev,\n)\n"
+    # the removed key is reported whatever its value; the group size nobody knows blames no default (8)
+    assert found(text, args="--target trl==0.28.0 --world-size 4") == [("GRPO004", 6), ("GRPO004", 7)]
+    assert found(text, args="--target trl==0.28.0") == [("GRPO004", 6), ("GRPO004", 7)]  # no GRPO106 either
+    known = text.replace("num_generations=n", "num_generations=8")
+    assert ("GRPO102", 4) in found(known, args="--target trl==0.28.0 --world-size 4")
+
+
 def test_a_typo_in_a_keyword_is_reported():
     assert found('GRPOConfig(output_dir="o", num_generation=8)\n') == [("GRPO002", 1)]
 

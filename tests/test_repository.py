@@ -300,6 +300,53 @@ def test_a_recipe_of_another_trl_trainer_is_not_taken_for_grpo(tmp_path, monkeyp
     assert "another TRL trainer" not in notes(report)["recipes/grpo.yaml"]
 
 
+GRPO_SCRIPT = "from trl import GRPOConfig\nargs = GRPOConfig(num_generations=8, max_prompt_length=512)\n"
+
+
+def test_a_python_files_own_header_or_install_cells_state_its_release(tmp_path, monkeypatch, uninstalled):
+    """A PEP 723 header (`uv run`, marimo) and the install cells nbconvert keeps as comments speak for that
+    file alone, before the repository's requirements."""
+    header = '# /// script\n# dependencies = [\n#     "trl==0.26.2",\n#     "peft",\n# ]\n# ///\n'
+    converted = "# get_ipython().system('uv pip install --no-deps trl==0.22.2')\n"
+    cell_magic = "# get_ipython().run_cell_magic('capture', '', 'import os\\n!pip install --no-deps trl==0.25.1\\n')\n"
+    write(
+        tmp_path,
+        {
+            "requirements.txt": "trl==0.28.0\n",
+            "molab/header.py": header + GRPO_SCRIPT,
+            "scripts/converted.py": converted + GRPO_SCRIPT,
+            "scripts/magic.py": cell_magic + GRPO_SCRIPT,
+            "scripts/plain.py": GRPO_SCRIPT,
+        },
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    found = {Path(d["path"]).name: (d["code"], d["severity"]) for d in report["diagnostics"]}
+    assert found == {"header.py": ("GRPO004", "warning"), "plain.py": ("GRPO004", "error")}
+    sources = sorted(t["source"] for t in report["summary"]["targets"])
+    assert any("molab/header.py:3 trl==0.26.2" in s for s in sources)
+    assert any("scripts/converted.py:1 trl==0.22.2" in s for s in sources)
+    assert any("scripts/magic.py:1 trl==0.25.1" in s for s in sources)
+
+
+def test_a_notebook_whose_shell_lines_sit_in_blocks_is_read(tmp_path, monkeypatch, uninstalled):
+    cells = [
+        'import os\nif "COLAB_" not in "".join(os.environ.keys()):\n'
+        "    !pip install unsloth \\\n        vllm\nelse:\n    pass",
+        "!pip install --no-deps trl==0.28.0",
+        GRPO_SCRIPT,
+    ]
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c} for c in cells],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    write(tmp_path, {"train.ipynb": json.dumps(notebook)})
+    _, report = lint(tmp_path, monkeypatch)
+    (found,) = report["diagnostics"]
+    assert (found["code"], found["cell"], found["line"]) == ("GRPO004", 3, 2)
+
+
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(
     tmp_path, monkeypatch, uninstalled
 ):

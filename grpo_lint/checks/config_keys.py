@@ -433,9 +433,22 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         return
     for finding in plan.key_findings:
         spec, key = finding.spec, finding.entry.key
-        if spec is None or finding.status not in ("removed", "not_yet"):
+        if spec is None or finding.status not in ("removed", "not_yet", "unused"):
             continue
         fixes: tuple[Fix, ...] = ()
+        if finding.status == "unused":
+            name = plan.target.framework_name
+            yield report(
+                plan,
+                "GRPO004",
+                f"`{key}` is accepted by {fw(plan)} with a deprecation warning but no longer used (since {name} "
+                f"{spec.unused}; removed in {spec.removed}): the value has no effect."
+                + (f" {spec.note[0].upper()}{spec.note[1:]}." if spec.note else ""),
+                finding.entry,
+                fix=f"delete `{key}`",
+                severity=Severity.WARNING,
+            )
+            continue
         if finding.status == "removed":
             message = f"`{key}` was removed in {plan.target.framework_name} {spec.removed}"
             replacement = spec.replacement or finding.suggestion

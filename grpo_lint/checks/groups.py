@@ -31,9 +31,24 @@ FILE_START = Span.point(1, 1)
 _ANY_WORLD = frozenset({"GRPO101"})
 
 
+# The settings a group verdict rests on (TRL and ms-swift names).
+_GEOMETRY_KEYS = frozenset({
+    "num_generations", "per_device_train_batch_size", "gradient_accumulation_steps", "generation_batch_size",
+    "steps_per_generation", "per_device_eval_batch_size", "num_generations_eval", "num_processes",
+})  # fmt: skip
+
+
+def _inputs_unknown(plan: RunPlan) -> bool:
+    """A setting the verdict rests on is written, but as a value not known before launch (`$N`, a
+    variable in Python): its default must not be blamed, and no verdict is given."""
+    return bool(plan.document.unknown & _GEOMETRY_KEYS)
+
+
 def _failures(plan: RunPlan, code: str) -> list[Failure]:
     """The framework's verdict on this code. With an unknown world size only what holds for every
     world size is judged here; GRPO106 says for which process counts the rest passes."""
+    if _inputs_unknown(plan) and plan.framework in ("trl", "swift"):
+        return []
     if (
         not plan.world_known
         and code not in _ANY_WORLD
@@ -578,7 +593,7 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         return
     if plan.world_known or plan.group_rules.basis == "none":
         return
-    if plan.geometry.num_generations < 2 or _unsloth_adjusts(plan):
+    if plan.geometry.num_generations < 2 or _unsloth_adjusts(plan) or _inputs_unknown(plan):
         return  # GRPO101 says it for every count; Unsloth replaces a batch that would not hold groups
     step = max(int(world.value), 1)
     candidates = list(range(step, 65, step))

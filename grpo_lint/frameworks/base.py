@@ -40,8 +40,13 @@ def classify_keys(
     specs = table.at(version)
     findings: list[KeyFinding] = []
     suggested = 0
-    for key, entry in document.entries.items():
-        if key in specs or key in allowed or key in extra_keys:
+    for key, entry in [*document.entries.items(), *document.unknown_entries.items()]:
+        if key in specs:
+            spec = specs[key]
+            if spec.unused is not None and version >= Version(spec.unused):
+                findings.append(KeyFinding(entry, "unused", None, spec))
+            continue
+        if key in allowed or key in extra_keys:
             continue
         found = lifecycle_finding(entry, table.get(key), version)
         if found is None:

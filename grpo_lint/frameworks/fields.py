@@ -54,6 +54,9 @@ class FieldSpec(NamedTuple):
     le: float | None = None
     lt: float | None = None
     choices: tuple[Choices, ...] = ()
+    # First release that still accepts the field but no longer reads it (deprecated, kept for a while
+    # so that old configs parse): the value is not used.
+    unused: str | None = None
 
     def default_at(self, version: Version) -> Any:
         return self.default.at(version) if isinstance(self.default, Versioned) else self.default

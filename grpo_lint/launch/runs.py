@@ -120,7 +120,9 @@ def _finish_run(run: Run) -> Run:
     """Values that depend on unknown variables are left out (the checks use the default) and listed
     in `document.unknown`, so that no rule judges a value nobody knows."""
     for name in run.unresolved:
-        run.document.entries.pop(name, None)
+        entry = run.document.entries.pop(name, None)
+        if entry is not None:
+            run.document.unknown_entries[name] = Entry(entry.key, None, entry.key_span, entry.value_span)
     run.document.unknown = frozenset(run.unresolved)
     return run
 

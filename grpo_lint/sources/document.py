@@ -37,7 +37,7 @@ class Document:
 
     __slots__ = (
         "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path", "record",
-        "text", "trainer", "unknown",
+        "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -53,6 +53,8 @@ class Document:
         self.hydra: Any = None
         # Keys a launch script sets to values that are not known before launch (left out of entries).
         self.unknown: frozenset[str] = frozenset()
+        # Their entries (value None): the key rules still judge the names, no value rule sees them.
+        self.unknown_entries: dict[str, Entry] = {}
         # What kind of record of a run this file is ("W&B run config"), when it is not a config written
         # by hand: such a record lists every key the run logged, so unknown keys are not reported.
         self.record = ""

@@ -109,14 +109,20 @@ def python_text(text: str) -> tuple[str, Cells]:
         first = own[0].lstrip()
         python = not first.startswith("%%") or first.startswith(("%%time", "%%capture"))
         cells.append(Cell(number, source, len(lines) + 1, python, raw[number - 1] if raw else 0))
+        continued = False  # the line before is a shell or magic line ending in `\`: this one belongs to it
         for line in own:
             stripped = line.lstrip()
             if not python:
                 lines.append("")
+            elif continued:
+                lines.append(f"#{line}")
+                continued = line.endswith("\\")
             elif stripped.startswith(("!", "%")):
-                # shell and magic lines are no Python: kept as comments, so that columns stay put
+                continued = line.endswith("\\")
+                # shell and magic lines are no Python: kept as comments (columns stay put); an indented
+                # one may be all a block holds (`if ...:\n    !pip install x`), so it is a statement there
                 indent = line[: len(line) - len(stripped)]
-                lines.append(f"{indent}#{stripped[1:]}")
+                lines.append(f"{indent}pass  #{stripped[1:]}" if indent else f"#{stripped[1:]}")
             else:
                 lines.append(line)
     return "\n".join(lines) + "\n", Cells(cells)

@@ -98,6 +98,9 @@ class ConfigCall(NamedTuple):
     entries: dict[str, Entry]
     unknown: tuple[str, ...]  # keyword arguments whose value is not a literal
     callee: str = "GRPOConfig"  # as written
+    # Those keyword arguments as entries with no value: their names are still checked (a removed key is
+    # removed whatever its value), their values never.
+    unknown_entries: dict[str, Entry] | None = None
 
 
 class Seed(NamedTuple):
@@ -727,22 +730,22 @@ class _Visitor(ast.NodeVisitor):
 
     def _config(self, node: ast.Call, callee: str) -> ConfigCall:
         entries: dict[str, Entry] = {}
-        unknown: list[str] = []
+        unknown: dict[str, Entry] = {}
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs
                 continue
+            key_span = _span(keyword, self.lines)
+            key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
             try:
                 value: Any = bounded(ast.literal_eval(keyword.value), self._source(keyword.value))
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                unknown.append(keyword.arg)
+                unknown[keyword.arg] = Entry(keyword.arg, None, key_span, _span(keyword.value, self.lines))
                 continue
-            key_span = _span(keyword, self.lines)
-            key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
             entry = Entry(keyword.arg, value, key_span, _span(keyword.value, self.lines))
             if isinstance(keyword.value, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
             entries[keyword.arg] = entry
-        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee)
+        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee, unknown)
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
         seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)

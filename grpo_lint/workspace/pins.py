@@ -105,7 +105,7 @@ class Statements(NamedTuple):
         own = [p for p in mine if p.folder == relative and relative]  # the file's own (a notebook's install cell)
         if own:
             return _best(own), _disagreement(own)
-        mine = [p for p in mine if not p.folder.endswith(".ipynb")]  # another notebook's speaks for it alone
+        mine = [p for p in mine if not _own_scope(p.folder)]  # another file's own speaks for it alone
         if not mine:
             return None, ""
         folder = relative.rpartition("/")[0]
@@ -122,6 +122,11 @@ class Statements(NamedTuple):
             shown = ", ".join(f"{p.folder or '.'}/ {p.version}" for p in sorted(mine, key=_rank)[:4])
             return None, f"the repository pins several releases in other folders ({shown}), none for this file"
         return _best(mine), _disagreement(mine)
+
+
+def _own_scope(folder: str) -> bool:
+    """Whether a statement's scope is one file (a notebook's install cell, a script's own header)."""
+    return folder.endswith((".ipynb", ".py"))
 
 
 def _rank(pin: Pin) -> tuple[int, int, int, str]:
@@ -157,8 +162,8 @@ def find_pins(root: Path, files: list[str]) -> Statements:
         if reader is _conda and b"dependencies" not in data:
             continue  # a YAML that is no environment file
         text = data.decode("utf-8", "replace")
-        # a notebook's install cell speaks for that notebook alone; other statements for their folder
-        folder = name if name.endswith(".ipynb") else name.rpartition("/")[0]
+        # a notebook's install cell (a script's own header) speaks for that file alone; others for their folder
+        folder = name if reader in (_notebook, _python_script) else name.rpartition("/")[0]
         try:
             for line, written, kind in reader(text):
                 pin = _pin(written, f"{name}:{line}" if line else name, kind)
@@ -192,6 +197,8 @@ def _reader(name: str):  # type: ignore[no-untyped-def]
         return _conda  # of any name: read when it has a `dependencies` list
     if base.endswith(".ipynb"):
         return _notebook
+    if base.endswith(".py"):
+        return _python_script
     if base.startswith("dockerfile") or base.endswith((".dockerfile", ".sh", ".bash", ".txt")) or base == "makefile":
         return _install_lines
     if base.endswith((".md", ".rst")):
@@ -357,6 +364,38 @@ def _notebook(text: str) -> Lines:
         for offset, line in enumerate(cell.source.splitlines(), 1):
             if "install" in line and line.lstrip().startswith(("!", "%")):
                 lines.extend((f"cell {cell.number}:{offset}", item, INSTALL) for item in _install_arguments(line))
+    return lines
+
+
+_SCRIPT_BLOCK = lazy(r"^# /// script\s*$\n((?:^#(?: .*)?$\n)+?)^# ///\s*$", re.M)
+# An install step a converted notebook keeps as a comment: `# !pip install x`, `# %pip install x`,
+# `# get_ipython().system('pip install x')` (jupyter nbconvert --to script).
+_IPYTHON_INSTALL = lazy(r"^\s*#\s*(?:[!%]|get_ipython\(\)\.(?:system|run_line_magic|run_cell_magic)\()")
+
+
+def _python_script(text: str) -> Lines:
+    """A Python file's own statements, for that file alone: its PEP 723 header (`# /// script` with
+    `dependencies = [...]`, what `uv run` and marimo install) and the install cells of the notebook it
+    was converted from, kept as comments."""
+    lines: Lines = []
+    block = _SCRIPT_BLOCK.search(text)
+    if block is not None:
+        import tomllib
+
+        start = text.count("\n", 0, block.start(1)) + 1
+        body = "\n".join(line[2:] if line.startswith("# ") else "" for line in block.group(1).splitlines())
+        dependencies = tomllib.loads(body).get("dependencies", [])
+        written = block.group(1).splitlines()
+        for item in dependencies if isinstance(dependencies, list) else []:
+            if isinstance(item, str):
+                number = next((start + i for i, w in enumerate(written) if item in w), start)
+                lines.append((number, item, DEPENDENCY))
+    if "install" in text:
+        for number, line in enumerate(text.splitlines(), 1):
+            if "install" in line and _IPYTHON_INSTALL.match(line):
+                # a cell magic holds its whole cell in one string, lines joined by a written `\n`
+                for command in line.split("#", 1)[1].split("\\n"):
+                    lines.extend((number, item, INSTALL) for item in _install_arguments(command.strip(" '\")")))
     return lines
 
 

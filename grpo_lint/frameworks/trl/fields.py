@@ -117,7 +117,12 @@ _OVERRIDES: dict[str, dict] = {
     "vllm_max_model_len": {"replacement": "vllm_max_model_length"},
     "vllm_enable_prefix_caching": {"note": "set it on `trl vllm-serve`"},
     "vllm_guided_decoding_regex": {"replacement": "vllm_structured_outputs_regex"},
-    "max_prompt_length": {"note": "GRPO no longer truncates prompts: filter long prompts out of the dataset"},
+    # 0.26.0: deprecated (a FutureWarning in GRPOConfig.__post_init__) and no longer read by GRPOTrainer,
+    # which stopped truncating prompts (checked in the 0.25.1 and 0.26.0 wheels); removed in 0.28.0.
+    "max_prompt_length": {
+        "note": "GRPO no longer truncates prompts: filter long prompts out of the dataset",
+        "unused": "0.26.0",
+    },
     "use_liger_loss": {"replacement": "use_liger_kernel"},
     "wandb_log_unique_prompts": {"replacement": "log_unique_prompts"},
     "torch_dtype": {"replacement": "dtype"},
