@@ -68,6 +68,7 @@ def register_engine_rules() -> None:
 # the rule pages. tests/test_rule_pages.py checks that every rule reporting another severity is here.
 SEVERITY_VARIES = {
     "GRPO002": "warning where the key is ignored or a script may define it; info for keys a verl config adds",
+    "GRPO004": "warning for a key the release accepts but no longer uses",
     "GRPO006": "warning for a value that runs but not as meant, and for TRL's vllm_mode without vLLM",
     "GRPO101": "warning where the framework accepts a group of one and trains on zero advantages",
     "GRPO102": "warning under Unsloth, which replaces the batch instead of stopping; and in ms-swift 3.5.0-3.5.1 "

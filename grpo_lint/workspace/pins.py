@@ -87,46 +87,88 @@ class Pin(NamedTuple):
         return self.exact and not self.commit and len(self.allows) == 1
 
 
-class Statements(NamedTuple):
-    """Every statement of a repository, and what `choose` makes of them for one file."""
+class Statements:
+    """A repository's statements of a release, read as a file needs them: its own (a notebook's install
+    cell, a script's header), those of its folder and the folders above, and only when none of those says
+    anything every other folder's (a single file linted in a large repository reads a few files, not all).
+    `choose` decides for one file."""
 
-    pins: list[Pin]
+    def __init__(self, root: Path, files: list[str]) -> None:
+        self.root = root
+        self.files = files
+        self._folders: dict[str, list[tuple[str, object]]] | None = None  # folder -> (file, reader)
+        self._read: dict[str, list[Pin]] = {}  # folder or own-scope file -> its statements
+        self._shared: list[Pin] | None = None
+
+    def _index(self) -> dict[str, list[tuple[str, object]]]:
+        if self._folders is None:
+            self._folders = {}
+            for name in self.files:
+                if name.count("/") > _MAX_DEPTH:
+                    continue
+                reader = _reader(name)
+                if reader is not None and reader not in _OWN_READERS:
+                    self._folders.setdefault(name.rpartition("/")[0], []).append((name, reader))
+        return self._folders
+
+    def folder(self, folder: str) -> list[Pin]:
+        """The statements of the files directly in a folder ("" = the root), for that folder and below."""
+        if folder not in self._read:
+            self._read[folder] = [
+                pin for name, reader in self._index().get(folder, []) for pin in _statements(self.root, name, reader)
+            ]
+        return self._read[folder]
+
+    def own(self, relative: str) -> list[Pin]:
+        """A notebook's install cells, a Python script's header: statements for that file alone."""
+        reader = _reader(relative) if relative else None
+        if reader not in _OWN_READERS:
+            return []
+        if relative not in self._read:
+            self._read[relative] = _statements(self.root, relative, reader)
+        return self._read[relative]
+
+    @property
+    def shared(self) -> list[Pin]:
+        """The statements of every folder (not the files' own)."""
+        if self._shared is None:
+            self._shared = [pin for folder in sorted(self._index()) for pin in self.folder(folder)]
+        return self._shared
+
+    @property
+    def pins(self) -> list[Pin]:
+        """Every statement, the files' own included (for --show; reads every file that may hold one)."""
+        owned = [name for name in self.files if name.count("/") <= _MAX_DEPTH and _reader(name) in _OWN_READERS]
+        return self.shared + [pin for name in owned for pin in self.own(name)]
 
     def uses(self, framework: str) -> Pin | None:
         """A statement that the repository depends on the framework at all (any, even unpinned)."""
-        return next((p for p in self.pins if p.framework == framework), None)
+        return next((p for p in self.shared if p.framework == framework), None)
 
     def choose(self, framework: str, relative: str = "") -> tuple[Pin | None, str]:
-        """The statement for a file (`relative` to the root): the best of its nearest folder that states
-        one, else of the whole repository when every folder agrees. Also why, when several disagree."""
-        mine = [p for p in self.pins if p.framework == framework]
-        if not mine:
-            return None, ""
-        own = [p for p in mine if p.folder == relative and relative]  # the file's own (a notebook's install cell)
+        """The statement for a file (`relative` to the root): its own, else the best of its nearest folder
+        that states one, else of the whole repository when every folder agrees. Also why, when several
+        disagree."""
+        own = [p for p in self.own(relative) if p.framework == framework]
         if own:
             return _best(own), _disagreement(own)
-        mine = [p for p in mine if not _own_scope(p.folder)]  # another file's own speaks for it alone
-        if not mine:
-            return None, ""
         folder = relative.rpartition("/")[0]
         while True:
-            here = [p for p in mine if p.folder == folder]
+            here = [p for p in self.folder(folder) if p.framework == framework]
             if here:
                 return _best(here), _disagreement(here)
             if not folder:
                 break
             folder = folder.rpartition("/")[0]
+        mine = [p for p in self.shared if p.framework == framework]
+        if not mine:
+            return None, ""
         # Statements only in other folders (a monorepo's recipes): they speak for this file only if they agree.
         versions = {p.version for p in mine if p.version is not None and p.exact}
         if len(versions) > 1:
             shown = ", ".join(f"{p.folder or '.'}/ {p.version}" for p in sorted(mine, key=_rank)[:4])
             return None, f"the repository pins several releases in other folders ({shown}), none for this file"
         return _best(mine), _disagreement(mine)
-
-
-def _own_scope(folder: str) -> bool:
-    """Whether a statement's scope is one file (a notebook's install cell, a script's own header)."""
-    return folder.endswith((".ipynb", ".py"))
 
 
 def _rank(pin: Pin) -> tuple[int, int, int, str]:
@@ -148,30 +190,29 @@ def _disagreement(pins: list[Pin]) -> str:
 
 
 def find_pins(root: Path, files: list[str]) -> Statements:
-    """Every statement of a framework release in the repository's files."""
+    """The repository's statements of a framework release, read on demand."""
+    return Statements(root, files)
+
+
+def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-untyped-def]
+    """The statements one file makes. A notebook's install cell (a script's own header) speaks for that
+    file alone; other statements for their folder."""
+    data = read_file(root / name, _MAX_PIN_FILE, within=root)
+    if isinstance(data, ReadProblem) or not any(needle in data for needle in _NEEDLES):
+        return []
+    if reader is _conda and b"dependencies" not in data:
+        return []  # a YAML that is no environment file
+    text = data.decode("utf-8", "replace")
+    folder = name if reader in _OWN_READERS else name.rpartition("/")[0]
     found: list[Pin] = []
-    for name in files:
-        if name.count("/") > _MAX_DEPTH:
-            continue
-        reader = _reader(name)
-        if reader is None:
-            continue
-        data = read_file(root / name, _MAX_PIN_FILE, within=root)
-        if isinstance(data, ReadProblem) or not any(needle in data for needle in _NEEDLES):
-            continue
-        if reader is _conda and b"dependencies" not in data:
-            continue  # a YAML that is no environment file
-        text = data.decode("utf-8", "replace")
-        # a notebook's install cell (a script's own header) speaks for that file alone; others for their folder
-        folder = name if reader in (_notebook, _python_script) else name.rpartition("/")[0]
-        try:
-            for line, written, kind in reader(text):
-                pin = _pin(written, f"{name}:{line}" if line else name, kind)
-                if pin is not None:
-                    found.append(pin._replace(folder=folder))
-        except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError, MemoryError):
-            continue
-    return Statements(found)
+    try:
+        for line, written, kind in reader(text):
+            pin = _pin(written, f"{name}:{line}" if line else name, kind)
+            if pin is not None:
+                found.append(pin._replace(folder=folder))
+    except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError, MemoryError):
+        return found
+    return found
 
 
 Lines = list[tuple[int | str, str, int]]  # (line number, "cell 3:2" or 0, requirement text, kind)
@@ -539,3 +580,7 @@ def _args_json(text: str) -> Lines:
     data = json.loads(text, parse_int=integer)
     version = data.get("swift_version") if isinstance(data, dict) else None
     return [(0, f"ms-swift=={version}", DEPENDENCY)] if isinstance(version, str) else []
+
+
+# Readers whose statements speak for their own file alone.
+_OWN_READERS = (_notebook, _python_script)
