@@ -111,6 +111,19 @@ def test_pins_in_every_common_file_and_ranges_pick_the_newest_release_inside(tmp
     assert pick("trl", SpecifierSet(">=99")) == (None, False)  # nothing known inside: no pin
 
 
+def test_an_install_command_in_prose_ends_where_its_code_span_does(tmp_path):
+    files = {
+        "README.md": "An editable install (`pip install -e .`) is slower. The verl\nfront end loads late.\n"
+        "Then run `pip install trl==0.19.1` and train.\n",
+        "docs/setup.md": "```bash\npip install ms-swift==3.5.0 # the release we tested\n```\n",
+    }
+    statements = find_pins(write(tmp_path, files), sorted(files))
+    assert sorted(p.provenance for p in statements.pins) == [
+        "README.md:3 trl==0.19.1",
+        "docs/setup.md:2 ms-swift==3.5.0",
+    ]  # and no `verl` from the words after the first code span
+
+
 def test_git_references_pin_the_release_their_tag_names_and_a_commit_pins_no_known_release(tmp_path):
     cases = {
         "trl[vllm] @ git+https://github.com/huggingface/trl.git@v0.16.0": ("0.16.0", "trl[vllm] @ git+"),

@@ -362,7 +362,9 @@ def _install_arguments(line: str) -> list[str]:
     if match is None:
         return []
     rest = match.group(1) if match.group(1) is not None else match.group(2)
-    rest = re.split(r"\s(?:&&|\|\||;|\||#)|[;&|]\s|\s\\$", " " + rest)[0]
+    # the command ends at a shell separator, a comment, a trailing backslash, or the backtick that
+    # closes a Markdown code span (`pip install -e .` inside a sentence; no requirement has one)
+    rest = re.split(r"\s(?:&&|\|\||;|\||#)|[;&|]\s|\s\\$|`", " " + rest)[0]
     words = [w.strip("\"'") for w in rest.split()]
     found: list[str] = []
     skip = False
