@@ -19,7 +19,6 @@ The environment keeps git from prompting, paging or writing the index opportunis
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 from collections.abc import Callable
@@ -109,5 +108,7 @@ def worktree_changes(scope: list[str], wanted: Callable[[str], bool], limit: int
 
 
 def _blob_id(data: bytes, length: int) -> str:
+    import hashlib  # only for --changed-since (loading OpenSSL costs a few ms at every start)
+
     algorithm = hashlib.sha256 if length == 64 else hashlib.sha1
     return algorithm(b"blob %d\0" % len(data) + data).hexdigest()
