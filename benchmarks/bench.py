@@ -30,11 +30,11 @@ TRL_SNIPPET = (
 )
 
 
-def median_run(cmd: list[str], repeat: int, cwd: str) -> float:
+def median_run(cmd: list[str], repeat: int, cwd: str, stdin: str = "") -> float:
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(cmd, capture_output=True, check=False, cwd=cwd)
+        subprocess.run(cmd, capture_output=True, check=False, cwd=cwd, input=stdin.encode())
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -113,22 +113,52 @@ def verl_yaml_with_unknown_keys(count: int) -> str:
 REPOS = ROOT.parent / "shared" / "corpus" / "repos"
 
 
+BARE_READ = """
+import sys, yaml
+for name in sys.stdin.read().splitlines():
+    with open(name, "rb") as f:
+        data = f.read()
+    if name.endswith((".yaml", ".yml")):
+        try:
+            list(yaml.safe_load_all(data))
+        except yaml.YAMLError:
+            pass
+"""
+
+
 def whole_repositories(script: str, repeat: int) -> None:
-    """`grpo-lint .` at the root of each snapshot (ms-swift, verl, ...), as a user runs it."""
+    """`grpo-lint .` at the root of each snapshot (ms-swift, verl, ...), as a user runs it, against a
+    bare read of the same files (every file grpo-lint looked at, from its JSON summary) with the YAML
+    ones parsed by `yaml.safe_load_all`, each in a fresh interpreter: the ratio issue 28 measures."""
+    import json
     import tarfile
 
     if not REPOS.is_dir():
         print("no ../shared/corpus/repos: whole-repository figures skipped")
         return
+    total_lint = total_bare = 0.0
     for archive in sorted(REPOS.glob("*.tar.gz")):
         name = archive.name.removesuffix(".tar.gz")
         with tempfile.TemporaryDirectory() as scratch:
             with tarfile.open(archive) as tar:
                 tar.extractall(scratch, filter="data")
             root = Path(scratch, name)
-            files = sum(1 for p in root.rglob("*") if p.is_file())
+            report = subprocess.run(
+                [script, "--isolated", "--format", "json", "."], capture_output=True, cwd=root, check=False
+            )
+            looked_at = [f["path"] for f in json.loads(report.stdout)["summary"]["files"]]
             took = median_run([script, "--isolated", "-q", "."], repeat, str(root))
-            print(f"grpo-lint . in {name:<22} {took * 1000:7.0f} ms   ({files} files)")
+            bare = median_run([sys.executable, "-c", BARE_READ], repeat, str(root), "\n".join(looked_at))
+            total_lint += took
+            total_bare += bare
+            print(
+                f"grpo-lint . in {name:<40} {took * 1000:7.0f} ms   bare read {bare * 1000:5.0f} ms"
+                f"   ({len(looked_at)} files read)"
+            )
+    print(
+        f"all {len(list(REPOS.glob('*.tar.gz')))} repositories: grpo-lint {total_lint:.2f} s, bare read + YAML parse "
+        f"{total_bare:.2f} s   ({total_lint / total_bare:.1f}x)"
+    )
 
 
 if __name__ == "__main__":

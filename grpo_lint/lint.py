@@ -130,7 +130,8 @@ def lint_document(
     elif document.parser is None and framework == "swift" and document.format != "python":
         # `rlhf_type: grpo` and ms-swift's argument names: read by `swift rlhf`, whatever starts it
         document.parser = ""
-    elif document.parser is None and framework == "trl" and workspace is not None:
+    elif document.parser is None and framework == "trl" and workspace is not None and document.format != "cli":
+        # (a launch's own flags are read by the script it names: not found, its keys are not known)
         extra_keys = extra_keys | _assumed_reader(document, workspace)
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":

@@ -159,3 +159,16 @@ def test_unsloth_adjusts_the_batch_instead_of_failing():
         d.severity.label
         for d in lint_text("import unsloth\n" + fixed, "t.py", options_from("--world-size 1")).diagnostics
     }
+
+
+def test_the_fields_unsloths_config_adds_are_known_where_unsloth_is_imported():
+    # unsloth/models/rl.py: UnslothGRPOConfig adds vllm_sampling_params, unsloth_num_chunks, ... to TRL's.
+    config = (
+        "from trl import GRPOConfig\n"
+        "args = GRPOConfig(num_generations=4, per_device_train_batch_size=4, vllm_sampling_params=params,\n"
+        "    unsloth_num_chunks=-1)\n"
+    )
+    plain = lint_text(config, "t.py", options_from("--target trl==0.22.2 --world-size 1")).diagnostics
+    assert sorted(d.key for d in plain if d.code == "GRPO002") == ["unsloth_num_chunks", "vllm_sampling_params"]
+    unsloth = lint_text("from unsloth import FastLanguageModel\n" + config, "t.py", options_from("--world-size 1"))
+    assert [d for d in unsloth.diagnostics if d.code == "GRPO002"] == []

@@ -476,6 +476,51 @@ def test_scripts_that_run_no_grpo_are_left_alone(tmp_path, monkeypatch):
     assert found["recipes/sft.yaml"] == "no GRPO key"
 
 
+def test_a_job_runs_its_script_from_its_working_dir_and_an_unfound_script_keys_nothing(tmp_path, monkeypatch):
+    trainer = (
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, GRPOTrainer, TrlParser\n"
+        "@dataclass\nclass ScriptArguments:\n    dataset_name: str = ''\n"
+        "args, config = TrlParser((ScriptArguments, GRPOConfig)).parse_args_and_config()\n"
+        "GRPOTrainer(model='m', args=config).train()\n"
+    )
+    generate = "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--model')\n"
+    job = (
+        "ray job submit --working-dir src/pkg -- python -u generate.py --model m --hf-dataset d \\\n"
+        "    --num-generations 4 --temperature 0.6\n"
+    )
+    files = {"src/pkg/grpo.py": trainer, "src/pkg/generate.py": generate, "slurm/generate.slurm": job}
+    status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.22.2", ".")
+    assert status == 0 and codes(report) == []
+    assert notes(report)["slurm/generate.slurm"] != ""  # looked at, and left alone: a generation job
+    # Without --working-dir, generate.py is found nowhere: the script that reads the flags is not known,
+    # so none of them is called unknown (it is not assumed to be the repository's GRPO script).
+    write(tmp_path, {"slurm/generate.slurm": job.replace("--working-dir src/pkg ", "")})
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.22.2", ".")
+    assert "GRPO002" not in codes(report)
+
+
+def test_a_script_run_after_cd_is_found_there_from_its_own_projects_top(tmp_path, monkeypatch):
+    trainer = "class MyGRPOTrainer:\n    def __init__(self, **kwargs):\n        pass\n"
+    script = (
+        "from trl import GRPOConfig, TrlParser\nfrom app.trainer import MyGRPOTrainer\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\nMyGRPOTrainer(args=config)\n"
+    )
+    launch = (
+        "cd src/app\ntorchrun --nproc_per_node 4 src/train.py --per_device_train_batch_size 1 --num_generations 8\n"
+    )
+    files = {
+        "old/project/src/app/src/train.py": script,
+        "old/project/src/app/src/app/trainer.py": trainer,
+        "old/project/scripts/run.sh": launch,
+    }
+    status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.16.0", ".")
+    assert status == 0 and codes(report, "run.sh") == []  # its own trainer (not TRL's GRPOTrainer) forms the groups
+    # Without the `cd`, src/train.py is found nowhere: TRL's batch rule is applied (and fails).
+    write(tmp_path, {"old/project/scripts/run.sh": launch.replace("cd src/app\n", "")})
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.16.0", ".")
+    assert status == 1 and codes(report, "run.sh") == ["GRPO102"]
+
+
 # The files a run reads ---------------------------------------------------------------------------
 
 
@@ -539,3 +584,15 @@ def test_real_repositories_have_no_known_false_report_left():
     summary = done.stdout.strip().splitlines()[-1]
     print(summary)
     assert summary.startswith("corpus: false still reported 0/"), done.stdout
+
+
+def test_a_bare_mention_beside_a_pin_in_the_same_file_states_nothing_more(tmp_path):
+    setup = (
+        "_deps = ['trl==0.16.0', 'torch']\ndeps = {d.split('==')[0]: d for d in _deps}\n"
+        "install_requires = [deps['trl'], deps['torch']]\n"
+    )
+    (pin,) = find_pins(write(tmp_path, {"setup.py": setup}), ["setup.py"]).pins
+    assert pin.provenance == "setup.py:1 trl==0.16.0" and pin.shown
+    # Alone, a bare name allows every release (assumed, never shown).
+    (bare,) = find_pins(write(tmp_path, {"setup.py": "install_requires = ['trl']\n"}), ["setup.py"]).pins
+    assert not bare.shown and len(bare.allows) > 10

@@ -11,6 +11,7 @@ from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan
+from grpo_lint.premises import ASSUMED_READER
 from grpo_lint.sources.document import Entry
 
 
@@ -131,6 +132,8 @@ def _script_parser_unknown(plan: RunPlan, finding: KeyFinding, parser: str, from
 
     key = finding.entry.key.lstrip("-")
     what = f"`{key}` is not a field of any argument class that {parser} reads"
+    if parser.startswith(ASSUMED_READER):  # "assumed: one of the repository's GRPO training scripts (...) reads it"
+        what = f"`{key}` is not a field of any argument class of the script assumed to read this file"
     suggestion = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else ""
     if not from_file:
         return report(

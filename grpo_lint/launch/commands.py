@@ -120,7 +120,26 @@ def recognise(command: Command, places: Places) -> Launch | None:
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
         inner = [i for i, w in enumerate(words) if w.text == "--"]
         if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`
+            directory = _working_dir(words[3 : inner[0]])
+            if directory is not None:  # the job runs there: its script is looked up there first
+                places = places.within(directory)
             return recognise(command._replace(words=tuple(words[inner[0] + 1 :])), places)
+    return None
+
+
+def _working_dir(options: list[Word]) -> str | None:
+    """`ray job submit --working-dir DIR` (or `--working-dir=DIR`): the folder the job runs in, when written."""
+    for index, word in enumerate(options):
+        if word.text.startswith("--working-dir="):
+            value: Word | None = word
+            text = word.text.split("=", 1)[1]
+        elif word.text == "--working-dir" and index + 1 < len(options):
+            value = options[index + 1]
+            text = value.text
+        else:
+            continue
+        relative = text and not os.path.isabs(text) and ".." not in text.split("/")
+        return text if value.known and relative else None
     return None
 
 
@@ -429,9 +448,22 @@ class Places(NamedTuple):
     # The repository's Python modules (grpo_lint.workspace.modules.Modules), to tell what a launched
     # script of the repository is; None when the script is linted without its repository.
     modules: Any = None
+    # Where the command runs when the script says so (`cd src/r1-v` before it, `ray job submit
+    # --working-dir DIR`), relative to where the script is started: looked in first, from the script's
+    # folder up to the repository root, nearest first (a project kept in a subfolder runs from its own top).
+    workdir: str | None = None
 
     def bases(self) -> tuple[Path, ...]:
-        return (self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
+        first: tuple[Path, ...] = ()
+        if self.workdir:
+            above = (self.script_dir, *self.script_dir.parents)
+            upto = above.index(self.root) + 1 if self.root in above else 1
+            first = tuple(folder / self.workdir for folder in above[:upto])
+        return (*first, self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
+
+    def within(self, directory: str) -> Places:
+        """These places for a command run in `directory` (relative to where the script runs)."""
+        return self._replace(workdir=os.path.normpath(os.path.join(self.workdir or "", directory)))
 
 
 class Outside(NamedTuple):

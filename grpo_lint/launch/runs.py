@@ -6,7 +6,7 @@ This module only reads; grpo_lint.lint judges the runs."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -16,7 +16,7 @@ from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.launch.commands import Launch, Outside, Places, find_file, recognise, resolve_file
 from grpo_lint.plan import Setting
 from grpo_lint.sources.document import Document, Entry
-from grpo_lint.sources.shell import Script, Word, parse
+from grpo_lint.sources.shell import Command, Script, Word, parse
 
 if TYPE_CHECKING:
     from grpo_lint.versions import Target
@@ -60,7 +60,9 @@ def read_script(
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: cut.lost for cut in script.cutoffs}
     intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
-    result.launches = [launch for c in intended if (launch := recognise(c, places)) is not None]
+    result.launches = [
+        launch for c, here in _working_dirs(intended, places) if (launch := recognise(c, here)) is not None
+    ]
     for launch in result.launches:
         run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
         if launch.role == "megatron":
@@ -90,6 +92,8 @@ def _run(
     if config_entry is not None and "config" in unresolved:
         if launch.by_config:
             return None  # `--config $1`: which file runs is not known before launch
+        if config_entry.key.startswith("-"):
+            del flags["config"]  # names a file not known before launch: no argument of the run either
         config_entry = config_path = None
     document = Document(script.path, script.text, "cli", {})
     file_entries: dict[str, Entry] = {}
@@ -114,6 +118,21 @@ def _run(
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
     return _finish_run(Run(launch, document, unresolved, extra))
+
+
+def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:
+    """Each command with the places its paths are looked up in: after `cd DIR` (a relative folder
+    written out), DIR first. A `cd` to a folder that is not written out (`cd $HOME`, `cd "$(dirname $0)"`,
+    `cd -`, an absolute path) leaves where the script runs unknown again: the usual places."""
+    here = places
+    for command in sorted(commands, key=lambda c: c.line):
+        words = command.words
+        if words and words[0].text == "cd":
+            target = words[1] if len(words) == 2 else None
+            written = target is not None and target.known and target.text != "-" and not os.path.isabs(target.text)
+            here = here.within(target.text) if written and target is not None else places
+            continue
+        yield command, here
 
 
 def _finish_run(run: Run) -> Run:

@@ -211,8 +211,21 @@ def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-
             if pin is not None:
                 found.append(pin._replace(folder=folder))
     except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError, MemoryError):
-        return found
-    return found
+        pass
+    return _without_bare_mentions(found)
+
+
+def _without_bare_mentions(found: list[Pin]) -> list[Pin]:
+    """A file that states a release of a framework and also names it bare (open-r1's setup.py keeps
+    `"trl==0.16.0"` in `_deps` and lists `deps["trl"]` in install_requires) states that release: the bare
+    name is the same requirement, not a second statement allowing every release."""
+    from grpo_lint.versions import releases
+
+    def bare(pin: Pin) -> bool:
+        return not pin.exact and not pin.commit and pin.allows == releases(pin.framework)
+
+    stated = {pin.framework for pin in found if not bare(pin)}
+    return [pin for pin in found if pin.framework not in stated or not bare(pin)]
 
 
 Lines = list[tuple[int | str, str, int]]  # (line number, "cell 3:2" or 0, requirement text, kind)

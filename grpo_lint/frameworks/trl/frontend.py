@@ -41,6 +41,14 @@ CLI_FORWARDS = Version("0.29.0")
 # 0.19.0-0.21.x; 0.22-0.29 ask for the remaining strings and 1.0 passes fail_with_unknown_args=False.
 SCRIPT_REJECTS = (Version("0.19.0"), Version("0.22.0"))
 
+# Fields Unsloth's generated UnslothGRPOConfig adds to TRL's (unsloth/models/rl.py, RLTrainer_replacement:
+# vllm_sampling_params and unsloth_num_chunks since 2025.2; the logit chunk multiplier, GRPO mini batch and
+# max_seq_length later): known keys of a GRPOConfig(...) in a file that imports unsloth.
+UNSLOTH_FIELDS = (
+    "vllm_sampling_params", "unsloth_num_chunks", "unsloth_logit_chunk_multiplier", "unsloth_grpo_mini_batch",
+    "max_seq_length",
+)  # fmt: skip
+
 # Profiles shipped with `trl grpo --accelerate_config NAME` (0.18+): their process counts.
 ACCELERATE_PROFILES = {
     "multi_gpu": 8, "zero1": 8, "zero2": 8, "zero3": 8, "fsdp1": 8, "fsdp2": 8, "single_gpu": 1,
@@ -48,6 +56,8 @@ ACCELERATE_PROFILES = {
 
 
 def build(document: Document, target: Target, options: Options) -> RunPlan:
+    from grpo_lint.launch.commands import UNSLOTH
+
     table = trl_table()
     version = target.version
     values = {k: e.value for k, e in document.entries.items()}
@@ -55,6 +65,8 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     problems = [_with_reason(p) for p in problems] + _generation_problems(coerced)
     settings = resolve_settings(document, table, version, coerced, CANONICAL)
     forwarded = ACCELERATE_KEYS if version >= CLI_FORWARDS else ()
+    if document.entry == UNSLOTH:
+        forwarded = (*forwarded, *UNSLOTH_FIELDS)
     findings = [
         # Before 0.29 an accelerate key in the YAML is no argument of anything that reads it: unknown.
         f._replace(status="unknown", spec=None) if f.status == "not_yet" and f.entry.key in ACCELERATE_KEYS else f
