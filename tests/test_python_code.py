@@ -46,14 +46,21 @@ def test_a_typo_in_a_keyword_is_reported():
     [
         "torch.manual_seed(1337)",
         "torch.cuda.manual_seed_all(args.seed)",
-        "random.seed(0)",
-        "np.random.seed(42)",
         "set_seed(42)",
         "seed_everything(args.seed)",
     ],
 )
 def test_constant_seeds_in_distributed_sampling_code(seed):
     assert found(DISTRIBUTED + seed + "\n" + SAMPLES) == [("GRPO301", 4)]
+
+
+def test_a_seed_of_pythons_or_numpys_stream_reaches_only_draws_from_it():
+    # generate() samples from torch's stream: random.seed / np.random.seed do not make its completions alike.
+    for seed in ("import random\nrandom.seed(0)", "import numpy as np\nnp.random.seed(42)"):
+        assert found(DISTRIBUTED + seed + "\n" + SAMPLES) == []
+    draws = "temperature = random.choice([0.7, 1.0])\n"
+    assert found(DISTRIBUTED + "import random\nrandom.seed(0)\n" + draws) == [("GRPO301", 5)]
+    assert found(DISTRIBUTED + "import random\nnp.random.seed(0)\n" + draws) == []
 
 
 @pytest.mark.parametrize(

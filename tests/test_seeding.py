@@ -39,8 +39,10 @@ def test_a_constant_seed_reseeded_per_rank_before_anything_random_is_fine():
     reseeded += "    torch.manual_seed(base + dist.get_rank())\n" + TRAIN
     assert codes(reseeded) == []
     # Drawn before the reseed: the constant seed reaches it.
-    early = DDP + "torch.manual_seed(1337)\nperm = torch.randperm(10)\ntorch.manual_seed(1337 + dist.get_rank())\n"
+    early = DDP + "torch.manual_seed(1337)\nnoise = torch.rand(10)\ntorch.manual_seed(1337 + dist.get_rank())\n"
     assert codes(early + TRAIN) == [("GRPO301", 4)]
+    # A data order drawn before the reseed is meant to be the same on every rank: no draw of concern.
+    assert codes(early.replace("noise = torch.rand(10)", "order = torch.randperm(10)") + TRAIN) == []
 
 
 def test_a_seed_in_a_function_that_draws_nothing_is_left_to_its_callers():
@@ -66,7 +68,7 @@ def test_a_helper_is_judged_at_its_call_sites_across_modules(tmp_path):
     found = lint_repo(tmp_path, files)
     assert [(d["code"], d["path"], d["line"]) for d in found] == [("GRPO301", "./train.py", 7)]
     assert "setup_seed(42 + epoch)" in found[0]["message"] and "utils.py:5" in found[0]["message"]
-    assert "the `randperm` on line 8" in found[0]["message"]
+    assert "the `backward` on line 9" in found[0]["message"]  # the shared order itself is meant
     # The shared order from a generator of its own: nothing reseeds the global streams.
     files["train.py"] = files["train.py"].replace(
         "    setup_seed(42 + epoch)\n    order = torch.randperm(10)\n",
@@ -171,6 +173,32 @@ def test_a_shuffling_sampler_that_is_never_told_the_epoch():
     assert (
         codes(loop.replace("for epoch in range(2):\n", "for epoch in range(2):\n    sampler.set_epoch(epoch)\n")) == []
     )
+
+
+def test_a_sampler_handed_out_is_told_the_epoch_where_its_loader_is_used(tmp_path):
+    strategy = (
+        "import torch.distributed as dist\nfrom torch.utils.data import DataLoader, DistributedSampler\n"
+        "class Strategy:\n    def setup_dataloader(self, data):\n"
+        "        sampler = DistributedSampler(data, rank=dist.get_rank(), seed=self.seed)\n"
+        "        return DataLoader(data, sampler=sampler)\n"
+        "    def train(self, model, batch):\n        model(batch).loss.backward()\n"
+    )
+    trainer = (
+        "class Trainer:\n    def fit(self, episodes):\n        for episode in range(episodes):\n"
+        "            self.loader.sampler.set_epoch(episode)\n"
+    )
+    alone = lint_repo(tmp_path, {"strategy.py": strategy, "trainer.py": trainer.replace("set_epoch", "note")})
+    assert [(d["code"], d["line"]) for d in alone] == [("GRPO305", 5)]
+    assert lint_repo(tmp_path, {"strategy.py": strategy, "trainer.py": trainer}) == []
+
+
+def test_a_frameworks_seeding_that_offsets_by_rank_itself_is_rank_aware():
+    # megatron/training/initialize.py: set_random_seed adds the pipeline (and data-parallel) rank itself.
+    body = "set_random_seed(args.seed, args.data_parallel_random_init)\nperm = torch.randperm(10)\n" + TRAIN
+    megatron = DDP + "from megatron.training import set_random_seed\n" + body
+    assert codes(megatron) == []
+    plain = DDP + "from mmengine.runner import set_random_seed\n" + body
+    assert codes(plain) == [("GRPO301", 5)]
 
 
 # A framework's own sources ----------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def check_code(code: PythonFile, modules: Modules | None = None, relative: str =
     yield from _seeding(code, modules, relative)
     yield from _missing_seeding(code, modules, relative)
     yield from _request_seeds(code)
-    yield from _samplers(code)
+    yield from _samplers(code, modules)
 
 
 # --- which seeding reaches a random draw ---------------------------------------------------------
@@ -111,10 +111,14 @@ def _reaches(seed: Seed, events: list[tuple[int, object]], code: PythonFile) -> 
         if order <= seed.order:
             continue
         if isinstance(event, RandomUse):
+            if seed.stream and event.stream != seed.stream:
+                continue  # `random.seed` does not reach torch's sampling, a training step or np.random
             return event
         _, aware = event  # type: ignore[misc]
         if aware:
             return None  # reseeded per rank before anything random happens
+    if seed.stream:
+        return None  # Python's or numpy's stream alone: generation and dropout draw from torch's
     function = code.functions.get(seed.scope)
     main = seed.scope == 0 or (function is not None and function.main)
     constant_helper = function is not None and "seed" in function.name.lower() and seed.direct
@@ -143,7 +147,10 @@ def _report(code: PythonFile, seed: Seed, reach: RandomUse | str, helper: Helper
             fix=f"{name}({seed.argument}, device_specific=True)",
         )
     via = f" (which seeds the global random streams with it, {helper.where})" if helper is not None else ""
-    if code.samples:
+    if seed.stream:
+        module = "Python's `random` module" if seed.stream == "random" else "numpy's global generator"
+        what = f"so every rank draws the same values from {module} there"
+    elif code.samples:
         what = (
             "so each GPU draws the same random stream: completions sampled for copies of a prompt on different "
             "ranks are identical, and so are their rewards"
@@ -270,7 +277,12 @@ def _request_seeds(code: PythonFile) -> Iterator[Diagnostic]:
 # --- samplers ------------------------------------------------------------------------------------
 
 
-def _samplers(code: PythonFile) -> Iterator[Diagnostic]:
+def _samplers(code: PythonFile, modules: Modules | None = None) -> Iterator[Diagnostic]:
+    def told_elsewhere() -> bool:
+        # A sampler handed out (OpenRLHF's setup_dataloader returns the loader built on it) is told the epoch
+        # where its loader is used: `self.prompts_dataloader.sampler.set_epoch(...)` in another module.
+        return modules is not None and modules.mentions(b".set_epoch(")
+
     for sampler in code.samplers:
         if sampler.shuffle_off or sampler.seed_from_param:
             continue
@@ -298,7 +310,7 @@ def _samplers(code: PythonFile) -> Iterator[Diagnostic]:
                 sampler.span,
                 fix=f"{sampler.name}(..., seed=args.seed): the run's seed, the same on every rank",
             )
-        if code.trains and not code.set_epoch and sampler.name == "DistributedSampler":
+        if code.trains and not code.set_epoch and sampler.name == "DistributedSampler" and not told_elsewhere():
             yield Diagnostic(
                 "GRPO305",
                 Severity.WARNING,

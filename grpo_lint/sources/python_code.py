@@ -63,16 +63,22 @@ _GLOBAL_SEEDS = {
     "seed_everything": ("", "pl", "L", "lightning", "pytorch_lightning", "lightning.pytorch", "lightning.fabric"),
     "set_random_seed": ("", "mmcv", "mmengine"),
 }
+# Packages whose seeding function offsets the seed by rank itself: Megatron's set_random_seed adds 100 x the
+# pipeline rank (10 x the data-parallel rank with data_parallel_random_init) and seeds tensor-parallel ranks
+# apart through model_parallel_cuda_manual_seed (megatron/training/initialize.py, core 0.8-0.15).
+_RANK_AWARE_SEEDERS = frozenset({"megatron"})
 # Names whose value differs from one process to the next. `rank_zero_seed` (the seed of rank 0, the same
 # everywhere) is not one.
 _RANK_WORDS = frozenset({"rank", "process_index", "local_process_index", "procid", "device_specific"})
 _RANK_ENV = frozenset({"RANK", "LOCAL_RANK", "SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "GROUP_RANK"})
 _RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_node_rank", "get_process_index"})
-# Draws from the global streams or uses of them: generation, sampling, a training step (dropout).
+# Draws from the global streams or uses of them: generation, sampling, a training step (dropout). A data
+# order drawn with `shuffle`, `permutation` or `randperm` is not one: every rank must draw the same order before
+# it takes its shard (minimind's `42 + epoch`, a train/eval split), so a seed shared by all ranks is meant there.
 _RANDOM_CALLS = frozenset({
-    "generate", "infer", "multinomial", "bernoulli", "rand", "randn", "randint", "randperm", "rand_like",
-    "randn_like", "randint_like", "normal", "shuffle", "choice", "choices", "sample", "uniform", "random",
-    "permutation", "backward", "dropout", "train",
+    "generate", "infer", "multinomial", "bernoulli", "rand", "randn", "randint", "rand_like",
+    "randn_like", "randint_like", "normal", "choice", "choices", "sample", "uniform", "random",
+    "backward", "dropout", "train",
 })  # fmt: skip
 _DISTRIBUTED_NAMES = frozenset({
     "init_process_group", "Accelerator", "DistributedDataParallel", "DDP", "DistributedSampler",
@@ -118,6 +124,9 @@ class Seed(NamedTuple):
     in_trainer_subclass: bool = False
     in_quiet_trainer: bool = False  # inside a trainer class that never generates (SFT, DPO, reward)
     in_generation_loop: bool = False  # its function calls generate()
+    # The one stream it seeds when that is all it seeds: "random" (`random.seed`), "numpy" (`np.random.seed`);
+    # "" for torch's and for seeding functions that seed them all (set_seed, seed_everything, helpers).
+    stream: str = ""
 
 
 class RandomUse(NamedTuple):
@@ -125,6 +134,9 @@ class RandomUse(NamedTuple):
     order: int
     what: str
     line: int
+    # The one global stream it draws from when the call says so: "random" (Python's `random` module),
+    # "numpy" (`np.random.*`); "" for torch's and for uses that draw from any (generation, a training step).
+    stream: str = ""
 
 
 class Function(NamedTuple):
@@ -435,8 +447,23 @@ class _Visitor(ast.NodeVisitor):
             stack.extend(ast.iter_child_nodes(item))
         return False
 
-    def _random(self, what: str, line: int) -> None:
-        self.random_uses.append(RandomUse(self.scope.id, self._tick(), what, line))
+    def _random(self, what: str, line: int, stream: str = "") -> None:
+        self.random_uses.append(RandomUse(self.scope.id, self._tick(), what, line, stream))
+
+    def _stream(self, name: str) -> str:
+        """The stream a call draws from or seeds by the module it goes through: `random.choice` (or
+        `rnd.choice` after `import random as rnd`), `np.random.seed`; "" for any other."""
+        receiver = name.rpartition(".")[0]
+        if not receiver:
+            return ""
+        first, _, rest = receiver.partition(".")
+        imported = self.imports.get(first)
+        if imported is not None and imported.name is None:
+            first = imported.module
+        elif imported is None and first == "np":
+            first = "numpy"  # the usual alias, in a snippet that does not show its import
+        module = f"{first}.{rest}" if rest else first
+        return "random" if module == "random" else "numpy" if module == "numpy.random" else ""
 
     # --- imports -----------------------------------------------------------------------------------
 
@@ -641,7 +668,7 @@ class _Visitor(ast.NodeVisitor):
             if seed is not None and _from_run_config(seed) and not self._rank(seed):
                 self.request_seeds.append(RequestSeed(_span(seed, self.lines), self._source(seed), self.scope.id))
         if (last in _RANDOM_CALLS and last not in ("train",)) or (last == "train" and not node.args):
-            self._random(last, node.lineno)
+            self._random(last, node.lineno, self._stream(name))
             if last in ("generate", "infer"):
                 self.scope.generates = True
                 if self.class_stack:
@@ -671,6 +698,8 @@ class _Visitor(ast.NodeVisitor):
                 receiver = receiver.replace(first, imported.module, 1)  # `import numpy as np`
             return receiver in receivers or receiver.endswith(("cuda", "random"))
         imported = self.imports.get(last)
+        if imported is not None and imported.level == 0 and imported.module.split(".")[0] in _RANK_AWARE_SEEDERS:
+            return False  # the framework's own seeding, which offsets the seed by rank itself
         if imported is not None and imported.level == 0 and imported.module.split(".")[0] in (
             "transformers", "accelerate", "trl", "lightning", "pytorch_lightning", "torch", "random", "numpy",
             "mmengine", "mmcv", "tensorflow",
@@ -704,6 +733,7 @@ class _Visitor(ast.NodeVisitor):
                 self.scope.id,
                 order,
                 param,
+                stream=self._stream(name) if name.rpartition(".")[2] == "seed" else "",
             )
         )
 

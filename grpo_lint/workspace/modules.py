@@ -62,6 +62,7 @@ class Modules:
         self._codes: dict[str, PythonFile | None] = {}
         self._suffixes: dict[str, list[str]] | None = None
         self._programs: dict[str, Program | None] = {}
+        self._mentions: dict[bytes, bool] = {}
 
     def code(self, relative: str, text: str | None = None) -> PythonFile | None:
         """The module read once for the whole run (grpo_lint.sources.python_code), or None when it is not
@@ -78,6 +79,19 @@ class Modules:
             found = read(text, relative) if text is not None else None
             self._codes[relative] = None if isinstance(found, ReadProblem) else found
         return self._codes[relative]
+
+    def mentions(self, needle: bytes) -> bool:
+        """Whether any Python file of the repository holds `needle` (a byte search, once per needle)."""
+        if needle not in self._mentions:
+            from grpo_lint.sources.document import ReadProblem
+            from grpo_lint.sources.reading import read_file
+
+            self._mentions[needle] = any(
+                not isinstance(data := read_file(self.root / name, _MAX_SOURCE, within=self.root), ReadProblem)
+                and needle in data
+                for name in self.files
+            )
+        return self._mentions[needle]
 
     def index(self, relative: str) -> PythonIndex | None:
         code = self.code(relative)
