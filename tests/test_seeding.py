@@ -45,6 +45,15 @@ def test_a_constant_seed_reseeded_per_rank_before_anything_random_is_fine():
     assert codes(early.replace("noise = torch.rand(10)", "order = torch.randperm(10)") + TRAIN) == []
 
 
+def test_a_seed_in_a_function_that_builds_data_is_meant_to_be_shared():
+    build = "import random\ndef get_data(rows):\n    random.seed(233)\n    return random.sample(rows, 10)\n"
+    assert codes(DDP + build + TRAIN) == []  # every rank must build the same data
+    trains = build.replace(
+        "    return random.sample(rows, 10)\n", "    pick = random.sample(rows, 10)\n    train(pick)\n"
+    )
+    assert codes(DDP + trains) == [("GRPO301", 6)]
+
+
 def test_a_seed_in_a_function_that_draws_nothing_is_left_to_its_callers():
     setup = DDP + "class Strategy:\n    def setup(self):\n        self.set_seed(self.seed)\n"
     setup += "    def set_seed(self, seed):\n        torch.manual_seed(seed)\n" + TRAIN
@@ -74,6 +83,16 @@ def test_a_helper_is_judged_at_its_call_sites_across_modules(tmp_path):
         "    setup_seed(42 + epoch)\n    order = torch.randperm(10)\n",
         "    g = torch.Generator()\n    g.manual_seed(42 + epoch)\n    order = torch.randperm(10, generator=g)\n",
     )
+    assert lint_repo(tmp_path, files) == []
+
+
+def test_a_helper_named_like_a_libraries_seeding_function_is_still_followed(tmp_path):
+    files = {
+        "utils.py": "import torch\n\ndef set_seed(seed):\n    torch.manual_seed(seed)\n",
+        "train.py": DDP + "from utils import set_seed\nset_seed(42)\n" + TRAIN,
+    }
+    assert [(d["code"], d["line"]) for d in lint_repo(tmp_path, files)] == [("GRPO301", 5)]
+    files["train.py"] = files["train.py"].replace("set_seed(42)", "set_seed(42 + dist.get_rank())")
     assert lint_repo(tmp_path, files) == []
 
 
@@ -199,6 +218,8 @@ def test_a_frameworks_seeding_that_offsets_by_rank_itself_is_rank_aware():
     assert codes(megatron) == []
     plain = DDP + "from mmengine.runner import set_random_seed\n" + body
     assert codes(plain) == [("GRPO301", 5)]
+    # From a package grpo-lint does not know, and the repository does not hold: what it does is not shown.
+    assert codes(DDP + "from mcore_helpers import set_random_seed\n" + body) == []
 
 
 # A framework's own sources ----------------------------------------------------------------------------

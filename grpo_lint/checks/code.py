@@ -107,6 +107,10 @@ def _reaches(seed: Seed, events: list[tuple[int, object]], code: PythonFile) -> 
     code that runs the whole script) the rest of the run; None when a reseed comes first or nothing does."""
     from grpo_lint.sources.python_code import RandomUse
 
+    function = code.functions.get(seed.scope)
+    if function is not None and not (function.main or function.trains or function.generates):
+        if not (seed.in_trainer_subclass or seed.in_generation_loop or "seed" in function.name.lower()):
+            return None  # a function that builds data: every rank must build the same, so one seed is meant
     for order, event in events:
         if order <= seed.order:
             continue
@@ -119,7 +123,6 @@ def _reaches(seed: Seed, events: list[tuple[int, object]], code: PythonFile) -> 
             return None  # reseeded per rank before anything random happens
     if seed.stream:
         return None  # Python's or numpy's stream alone: generation and dropout draw from torch's
-    function = code.functions.get(seed.scope)
     main = seed.scope == 0 or (function is not None and function.main)
     constant_helper = function is not None and "seed" in function.name.lower() and seed.direct
     if seed.in_trainer_subclass:

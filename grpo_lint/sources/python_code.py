@@ -146,6 +146,7 @@ class Function(NamedTuple):
     params: tuple[str, ...]
     main: bool  # the module's own code or its `main`: a seed set here stays for the rest of the run
     generates: bool
+    trains: bool = False  # calls a training step (backward, step, train) or builds a trainer
 
 
 class SamplerCall(NamedTuple):
@@ -265,7 +266,7 @@ def _deep_enough() -> Iterator[None]:
 
 
 class _Scope:
-    __slots__ = ("class_name", "generates", "id", "main", "name", "params", "rank_vars")
+    __slots__ = ("class_name", "generates", "id", "main", "name", "params", "rank_vars", "trains")
 
     def __init__(self, scope: int, name: str, class_name: str, params: tuple[str, ...], main: bool) -> None:
         self.id = scope
@@ -275,6 +276,7 @@ class _Scope:
         self.main = main
         self.rank_vars: set[str] = set()  # local names assigned from the rank
         self.generates = False
+        self.trains = False
 
 
 class _Class:
@@ -564,9 +566,13 @@ class _Visitor(ast.NodeVisitor):
         for statement in node.body:
             self.visit(statement)
         self.scopes.pop()
-        self.functions[scope.id] = Function(scope.id, node.name, class_name, params, main, scope.generates)
+        self.functions[scope.id] = Function(
+            scope.id, node.name, class_name, params, main, scope.generates, scope.trains
+        )
         if scope.generates:
             self.scope.generates = True  # a nested function's generation is its outer function's too
+        if scope.trains:
+            self.scope.trains = True
 
     visit_AsyncFunctionDef = visit_FunctionDef
 
@@ -680,6 +686,7 @@ class _Visitor(ast.NodeVisitor):
             self._random("DataLoader(shuffle=...)", node.lineno)
         if last in _TRAINING_CALLS or last.endswith("Trainer"):
             self.trains = True
+            self.scope.trains = True
 
     def _global_seed(self, node: ast.Call, name: str, last: str) -> bool:
         """A seed of the global streams: the call goes through a module (`torch.cuda.manual_seed_all`) or
@@ -705,7 +712,9 @@ class _Visitor(ast.NodeVisitor):
             "mmengine", "mmcv", "tensorflow",
         ):  # fmt: skip
             return True
-        return "" in receivers and last not in self._own_functions()
+        # Imported from elsewhere (the repository's own utils, a package grpo-lint does not know): a helper,
+        # judged by its body where the repository holds it, and not at all where it does not.
+        return "" in receivers and imported is None and last not in self._own_functions()
 
     def _own_functions(self) -> set[str]:
         return {f.name for f in self.functions.values()}
