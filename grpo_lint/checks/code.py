@@ -108,9 +108,9 @@ def _reaches(seed: Seed, events: list[tuple[int, object]], code: PythonFile) -> 
     from grpo_lint.sources.python_code import RandomUse
 
     function = code.functions.get(seed.scope)
-    if function is not None and not (function.main or function.trains or function.generates):
-        if not (seed.in_trainer_subclass or seed.in_generation_loop or "seed" in function.name.lower()):
-            return None  # a function that builds data: every rank must build the same, so one seed is meant
+    builds_data = function is not None and not (function.main or function.trains or function.generates)
+    if builds_data and not (seed.in_trainer_subclass or seed.in_generation_loop or "seed" in function.name.lower()):
+        return None  # a function that builds data: every rank must build the same, so one seed is meant
     for order, event in events:
         if order <= seed.order:
             continue
