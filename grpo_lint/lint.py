@@ -198,7 +198,7 @@ def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:
 def _release_error(diagnostic: Diagnostic) -> bool:
     from grpo_lint.premises import RELEASE_INDEPENDENT
 
-    return diagnostic.severity is Severity.ERROR and diagnostic.code not in RELEASE_INDEPENDENT
+    return diagnostic.severity >= Severity.WARNING and diagnostic.code not in RELEASE_INDEPENDENT
 
 
 def _lint_accelerate_config(document: Document, options: Options) -> FileResult:

@@ -96,7 +96,7 @@ def decide(
     `oldest`: the diagnostics of the same run at the oldest release an assumed release stands for. An
     error found there too holds whichever of those releases runs, so it stays an error."""
     target = plan.target
-    both = {(d.code, d.key, d.span) for d in oldest or () if d.severity is Severity.ERROR}
+    both = {(d.code, d.key, d.span) for d in oldest or () if d.severity >= Severity.WARNING}
     premises = of_plan(plan)
     kept: list[Diagnostic] = []
     skipped: dict[str, str] = {}
@@ -131,13 +131,33 @@ def decide(
                 continue
             elif diagnostic.severity is Severity.ERROR:
                 diagnostic = assumed(diagnostic, target, (code, diagnostic.key, diagnostic.span) in both)
+            elif oldest is not None and (code, diagnostic.key, diagnostic.span) not in both:
+                skipped[code] = _only_at_some(target)
+                continue
         elif code not in RELEASE_INDEPENDENT and target.unknown and not (copy_shows_keys and code in SHOWN_BY_COPY):
             skipped[code] = f"the verdict depends on the release, and {target.uncertain}"
             continue
         elif code not in RELEASE_INDEPENDENT and target.uncertain and diagnostic.severity is Severity.ERROR:
             diagnostic = assumed(diagnostic, target, (code, diagnostic.key, diagnostic.span) in both)
+        elif (
+            code not in RELEASE_INDEPENDENT
+            and target.uncertain
+            and oldest is not None
+            and diagnostic.severity is Severity.WARNING
+            and (code, diagnostic.key, diagnostic.span) not in both
+        ):
+            skipped[code] = _only_at_some(target)
+            continue
         kept.append(diagnostic._replace(premises=premises))
     return kept, [f"{code}: not checked: {why}" for code, why in sorted(skipped.items())]
+
+
+def _only_at_some(target: Target) -> str:
+    """Why a release-dependent warning is not given: it holds at the assumed release, not at the oldest."""
+    return (
+        f"the verdict holds for {target}, which is assumed ({target.uncertain}), but not for "
+        f"{target.framework_name} {target.allows[0]}, which fits too"
+    )
 
 
 def assumed(diagnostic: Diagnostic, target: Target, everywhere: bool = False) -> Diagnostic:

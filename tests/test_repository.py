@@ -596,3 +596,18 @@ def test_a_bare_mention_beside_a_pin_in_the_same_file_states_nothing_more(tmp_pa
     # Alone, a bare name allows every release (assumed, never shown).
     (bare,) = find_pins(write(tmp_path, {"setup.py": "install_requires = ['trl']\n"}), ["setup.py"]).pins
     assert not bare.shown and len(bare.allows) > 10
+
+
+def test_a_warning_that_holds_only_at_the_assumed_end_of_a_range_is_not_given(tmp_path, monkeypatch, uninstalled):
+    script = (
+        "from trl import GRPOConfig, GRPOTrainer, TrlParser\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\nGRPOTrainer(model='m', args=config).train()\n"
+    )
+    launch = "accelerate launch --num_processes 2 grpo.py --max_prompt_length 512 --num_generations 4\n"
+    files = {"grpo.py": script, "run.sh": launch, "requirements.txt": "trl\n"}
+    _status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert "GRPO004" not in codes(report)  # unused from TRL 0.26 on, used by every release before: not known
+    write(tmp_path, {"requirements.txt": "trl==0.27.2\n"})
+    _status, report = lint(tmp_path, monkeypatch, ".")
+    (warning,) = [d for d in report["diagnostics"] if d["code"] == "GRPO004"]
+    assert warning["severity"] == "warning" and "no longer used" in warning["message"]

@@ -50,7 +50,8 @@ def assumptions(report: Report) -> str:
         + (
             "rules whose verdict depends on the release did not report"
             if t.unknown
-            else "an error that depends on the release is a warning unless the oldest release that fits gives it too"
+            else "a verdict that depends on the release is an error or a warning only where the oldest release "
+            "that fits gives it too (otherwise an error becomes a warning and a warning is not given)"
         )
         + ")"
         for t in {(t.framework, t.version, t.uncertain): t for t in report.targets() if t.uncertain}.values()
