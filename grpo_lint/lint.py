@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
     from grpo_lint.launch.runs import Run, ScriptRuns
     from grpo_lint.plan import RunPlan
-    from grpo_lint.sources.shell import Script, Word
+    from grpo_lint.sources.shell import Command, Script, Word
     from grpo_lint.workspace import Workspace
 
 # A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
@@ -263,8 +263,14 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
             found, unchecked = decide(found, plans_of[0])
             skipped_rules.extend(unchecked)
         diagnostics.extend(found)
+    called = False
+    for command, with_env, alone in runs.called:
+        found, their_plans = _called_script(command, with_env, alone, script, options, workspace)
+        diagnostics.extend(found)
+        plans.extend(their_plans)
+        called = called or bool(their_plans)
     diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
-    if not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
+    if not called and not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
         if runs.not_grpo:
             note = runs.not_grpo[0]
         elif runs.launches:
@@ -276,6 +282,27 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     result.sources = runs.sources
     result.unchecked = sorted(set(skipped_rules))
     return finish(result, options)
+
+
+def _called_script(
+    command: Command,
+    with_env: ScriptRuns,
+    alone: ScriptRuns,
+    script: Script,
+    options: Options,
+    workspace: Workspace | None,
+) -> tuple[list[Diagnostic], list[RunPlan]]:
+    """What a script of the repository run by this one (`bash train/rlhf.sh`) gives with the variables this
+    one exports, beyond what it gives read alone: reported in the called script, naming this one."""
+    called = lint_script(with_env, options, workspace)
+    seen = {(d.code, d.path, d.span, d.message) for d in lint_script(alone, options, workspace).diagnostics}
+    where = f" (when {script.path} runs it at line {command.line}, with the variables that script sets)"
+    found = [
+        d._replace(message=d.message + where)
+        for d in called.diagnostics
+        if (d.code, d.path, d.span, d.message) not in seen and d.severity is not Severity.INFO
+    ]
+    return found, list(called.plans or [])
 
 
 def _lint_run(

@@ -611,3 +611,21 @@ def test_a_warning_that_holds_only_at_the_assumed_end_of_a_range_is_not_given(tm
     _status, report = lint(tmp_path, monkeypatch, ".")
     (warning,) = [d for d in report["diagnostics"] if d["code"] == "GRPO004"]
     assert warning["severity"] == "warning" and "no longer used" in warning["message"]
+
+
+def test_a_script_run_by_another_is_checked_with_the_variables_it_exports(tmp_path, monkeypatch):
+    rlhf = (
+        "NPROC_PER_NODE=$NPROC swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B \\\n"
+        "    --per_device_train_batch_size $BATCH_SIZE --num_generations $NUM_GENERATIONS\n"
+    )
+    pipeline = "export NPROC=3\nexport BATCH_SIZE=2\nexport NUM_GENERATIONS=4\nbash train/rlhf.sh\n"
+    files = {"train/rlhf.sh": rlhf, "pipeline.sh": pipeline, "requirements.txt": "ms-swift==3.8.0\n"}
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert status == 1 and error["path"].endswith("train/rlhf.sh") and error["line"] == 2
+    assert "pipeline.sh runs it at line 4, with the variables that script sets" in error["message"]
+    assert notes(report)["pipeline.sh"] == "launch script"
+    # Read alone, rlhf.sh's values are unknown: no error there; with a group size that fits, none at all.
+    write(tmp_path, {"pipeline.sh": pipeline.replace("NUM_GENERATIONS=4", "NUM_GENERATIONS=3")})
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 0 and [d for d in report["diagnostics"] if d["severity"] != "info"] == []

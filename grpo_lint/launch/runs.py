@@ -46,23 +46,36 @@ class ScriptRuns:
         self.not_grpo: list[str] = []  # why a training command is not a GRPO run (`swift rlhf --rlhf_type dpo`)
         self.problems: list[Diagnostic] = []  # config files named but missing or unreadable
         self.sources: dict[str, str] = {}  # the config files it named: path -> text
+        # Scripts of the repository it runs (`bash train/rlhf.sh`), read with the variables it exports:
+        # (the command, the called script's runs with those variables, its runs read alone).
+        self.called: list[tuple[Command, ScriptRuns, ScriptRuns]] = []
 
 
 def read_script(
-    text: str, path: str, root: Path, target_for: Callable[[str], Target], modules: Any = None
+    text: str,
+    path: str,
+    root: Path,
+    target_for: Callable[[str], Target],
+    modules: Any = None,
+    environment: dict[str, Word] | None = None,
+    calls: tuple[str, ...] = (),
 ) -> ScriptRuns:
     """The runs of a script: data only, linted by grpo_lint.lint. `modules`: the repository's Python
-    modules (grpo_lint.workspace.modules), to read the scripts its commands run."""
-    script = parse(text, path)
+    modules (grpo_lint.workspace.modules), to read the scripts its commands run. `environment`: the
+    variables a calling script exports; `calls`: the scripts that led here (a cycle is not followed)."""
+    script = parse(text, path, environment)
     places = Places(Path(path).resolve().parent, root, modules)
     result = ScriptRuns(script)
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: cut.lost for cut in script.cutoffs}
     intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
-    result.launches = [
-        launch for c, here in _working_dirs(intended, places) if (launch := recognise(c, here)) is not None
-    ]
+    for c, here in _working_dirs(intended, places):
+        launch = recognise(c, here)
+        if launch is not None:
+            result.launches.append(launch)
+        elif len(calls) < _MAX_CALL_DEPTH:
+            _read_called(c, here, result, target_for, modules, (*calls, path))
     for launch in result.launches:
         run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
         if launch.role == "megatron":
@@ -118,6 +131,49 @@ def _run(
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
     return _finish_run(Run(launch, document, unresolved, extra))
+
+
+_MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
+_SHELLS = ("bash", "sh", "source", ".")
+
+
+def _read_called(
+    command: Command,
+    places: Places,
+    result: ScriptRuns,
+    target_for: Callable[[str], Target],
+    modules: Any,
+    calls: tuple[str, ...],
+) -> None:
+    """`bash train/rlhf.sh` (or `sh`, `source`, `.`): a script of the repository run with this one's
+    exported variables, read with them when it starts a GRPO run."""
+    words = command.words
+    if len(words) < 2 or os.path.basename(words[0].text) not in _SHELLS or not words[1].known:
+        return
+    target = words[1].text
+    if target.startswith("-") or not target.endswith(".sh"):
+        return
+    found = resolve_file(target, places)
+    if found is None:
+        return
+    shown = os.path.relpath(found) if not os.path.isabs(str(found)) else str(found)
+    if shown in calls or os.path.abspath(shown) in map(os.path.abspath, calls):
+        return
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(found, _MAX_CALLED_BYTES, within=places.root)
+    if isinstance(data, ReadProblem):
+        return
+    text = data.decode("utf-8", "replace")
+    with_env = read_script(text, shown, places.root, target_for, modules, dict(command.env), calls)
+    if not any(launch.role == "train" for launch in with_env.launches) and not with_env.called:
+        return
+    alone = read_script(text, shown, places.root, target_for, modules, None, calls)
+    result.called.append((command, with_env, alone))
+
+
+_MAX_CALLED_BYTES = 1024 * 1024
 
 
 def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:

@@ -1041,8 +1041,11 @@ def _continues(first: str) -> bool:
     return (first.startswith("-") and first != "-") or looks_like_override(first)
 
 
-def parse(text: str, path: str) -> Script:
-    lexer = _Lexer(text.replace(_SEP, "").replace(_NOTHING, ""))
+def parse(text: str, path: str, environment: dict[str, Word] | None = None) -> Script:
+    """The commands of a script. `environment`: the variables it starts with, exported (a script run by
+    another with `bash x.sh` gets the caller's exported variables)."""
+    lexer = _Lexer(text.replace(_SEP, "").replace(_NOTHING, ""), dict(environment) if environment else None)
+    lexer.exported.update(environment or ())
     lexer.run()
     lines = tuple(text.split("\n"))
     return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines)
