@@ -593,3 +593,27 @@ def test_trl_0_14_vllm_device_auto_needs_a_gpu_after_the_training_ones():
     assert "cuda:4" in found.message and found.fix.startswith("--num_processes 3")
     assert not [d for d in script(line.format(3), "--target trl==0.14.0").diagnostics if d.code == "GRPO505"]
     assert not [d for d in script(line.format(4), "--target trl==0.16.0").diagnostics if d.code == "GRPO505"]
+
+
+def test_plain_command_line_values_are_read_as_pydantic_reads_them_without_it():
+    import subprocess
+    import sys
+
+    from grpo_lint.frameworks.schema import Schema
+    from grpo_lint.frameworks.trl.fields import trl_table
+    from grpo_lint.versions import parse_target
+
+    schema = Schema(trl_table(), parse_target("trl==1.16.0").version)
+    words = {"num_generations": "8", "temperature": "0.7", "learning_rate": "1e-6", "bf16": "true", "seed": "42"}
+    fast, problems = schema.validate(words)
+    assert problems == [] and fast == {k: getattr(schema.model.model_validate(words), k) for k in words}
+    # a word that is not plainly a number goes to pydantic, which says what is wrong
+    assert [p.key for p in schema.validate({"num_generations": "8x"})[1]] == ["num_generations"]
+    script = (
+        "import sys\nfrom grpo_lint.engine import lint_text\nfrom grpo_lint.options import Options\n"
+        "lint_text('accelerate launch --num_processes 2 grpo.py --num_generations 4 --temperature 0.9 "
+        "--per_device_train_batch_size 2\\n', 'run.sh', Options(), kind='shell')\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

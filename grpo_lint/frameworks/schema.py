@@ -15,6 +15,7 @@ from packaging.version import Version
 
 from grpo_lint.frameworks.fields import FieldSpec, FieldTable
 from grpo_lint.limits import MAX_DIGITS
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.numbers import out_of_range
 
 if TYPE_CHECKING:
@@ -137,6 +138,12 @@ class Schema:
         known = {k: v for k, v in values.items() if k in self.specs}
         if all(_plainly_valid(self.specs[k], v) for k, v in known.items()):
             return {k: _as_kind(self.specs[k], v) for k, v in known.items()}, []
+        # Command-line words (`--num_generations 8`, `--bf16 true`) are strings: the plain ones are read here as
+        # pydantic reads them, so a launch script's values need no model (importing pydantic and building one
+        # costs far more than the lint of a file).
+        plain = {k: _from_word(self.specs[k], v) for k, v in known.items()}
+        if all(v is not _NOT_PLAIN and _plainly_valid(self.specs[k], v) for k, v in plain.items()):
+            return {k: _as_kind(self.specs[k], v) for k, v in plain.items()}, []
         huge = [k for k, v in known.items() if out_of_range(v)]
         if huge:
             # Out of range before any conversion: such numbers never reach pydantic or the arithmetic.
@@ -168,6 +175,27 @@ def _too_large(key: str, value: Any) -> ValueProblem:
     return ValueProblem(
         key, "out_of_range", f"is out of range: a number of {digits} digits (grpo-lint reads up to {MAX_DIGITS})"
     )
+
+
+_NOT_PLAIN = object()
+_INT_WORD = lazy(r"-?[0-9]+")
+_FLOAT_WORD = lazy(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+
+
+def _from_word(spec: FieldSpec, value: Any) -> Any:
+    """A string written for an int, float or bool field, read as pydantic's lax mode reads it when it is
+    plainly that (`8`, `-1`, `0.5`, `1e-6`, `true`/`false`); _NOT_PLAIN for anything else, which pydantic
+    then judges. Other kinds and non-strings are returned as they are."""
+    if not isinstance(value, str):
+        return value
+    kind = spec.base_kind
+    if kind == "int" and len(value) <= MAX_DIGITS and _INT_WORD.fullmatch(value):
+        return int(value)
+    if kind == "float" and len(value) <= MAX_DIGITS and _FLOAT_WORD.fullmatch(value):
+        return float(value)
+    if kind == "bool" and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value if kind not in ("int", "float", "bool") else _NOT_PLAIN
 
 
 def _as_kind(spec: FieldSpec, value: Any) -> Any:
