@@ -240,6 +240,10 @@ def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
     return len(source.encode("utf-8")[:byte_offset].decode("utf-8", "replace")) + 1
 
 
+# What any rank-dependent expression has in its text (lowercased): rank words, the RANK variables, get_rank().
+_RANK_NEEDLES = ("rank", "process_index", "procid", "device_specific")
+
+
 def rank_word(name: str) -> bool:
     """Whether an identifier names a per-process value: `rank`, `local_rank`, `ddp_rank`, `process_index`."""
     lowered = name.lower()
@@ -420,9 +424,19 @@ class _Visitor(ast.NodeVisitor):
         """Whether an expression's value depends on the process rank (bounded by the expression's size)."""
         if node is None:
             return False
-        stack: list[ast.AST] = [node]
         scope = self.scope
         owner = self.class_stack[-1] if self.class_stack else None
+        first, last = getattr(node, "lineno", None), getattr(node, "end_lineno", None)
+        if first is not None and last is not None:
+            # A look at the expression's lines first: most assignments name nothing about ranks, and walking
+            # every right-hand side again inside the visit was the hot spot on large files.
+            text = "\n".join(self.lines[first - 1 : last])
+            lowered = text.lower()
+            if not any(word in lowered for word in _RANK_NEEDLES) and not any(
+                name in text for name in (*scope.rank_vars, *(owner.rank_attrs if owner is not None else ()))
+            ):
+                return False
+        stack: list[ast.AST] = [node]
         while stack:
             item = stack.pop()
             if isinstance(item, ast.Name):

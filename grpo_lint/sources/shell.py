@@ -304,6 +304,20 @@ def _unique(names: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+_PLAIN_ENDS: dict[str, re.Pattern[str]] = {}  # compiled on first use, one per set of stop characters
+_BLANKS = lazy(r"[ \t\r]+")
+_QUOTED_END = lazy(r'["\\$`]')  # what ends a run of plain characters inside double quotes
+
+
+def _plain_end(stop: str) -> re.Pattern[str]:
+    """What ends a run of plain characters of an unquoted word: a `stop` character, a quote, an expansion
+    or a redirection (one search instead of a Python loop per character: the reader's hot spot)."""
+    pattern = _PLAIN_ENDS.get(stop)
+    if pattern is None:
+        pattern = _PLAIN_ENDS[stop] = re.compile("[" + re.escape(stop + "\\'\"$`<>") + "]")
+    return pattern
+
+
 class _Lexer:
     def __init__(
         self,
@@ -385,7 +399,8 @@ class _Lexer:
                 self.end_command()
                 self.read_heredocs()
             elif char in " \t\r":
-                self.advance()
+                blank = _BLANKS.match(self.text, self.i)
+                self.advance(blank.end() - self.i if blank is not None else 1)  # a run of blanks in one step
             elif char == "#":
                 self.comment()
             elif self.in_test and char in "&|()<>":
@@ -575,9 +590,8 @@ class _Lexer:
             elif char in "$`":
                 pieces.extend(self.expansion(unknown, quoted=False))
             else:
-                end = self.i + 1
-                while end < len(self.text) and self.text[end] not in stop and self.text[end] not in "\\'\"$`<>":
-                    end += 1
+                found = _plain_end(stop).search(self.text, self.i + 1)
+                end = found.start() if found is not None else len(self.text)
                 pieces.append((self.advance(end - self.i), True))
         return pieces
 
@@ -591,9 +605,8 @@ class _Lexer:
             elif self.at("$`"):
                 pieces.extend(self.expansion(unknown, quoted=True))
             else:
-                end = self.i + 1
-                while end < len(self.text) and self.text[end] not in '"\\$`':
-                    end += 1
+                found = _QUOTED_END.search(self.text, self.i + 1)
+                end = found.start() if found is not None else len(self.text)
                 pieces.append((self.advance(end - self.i), False))
         self.advance()
         return pieces or [("", False)]
