@@ -179,3 +179,16 @@ def test_the_fields_unsloths_config_adds_are_known_where_unsloth_is_imported():
     assert sorted(d.key for d in plain if d.code == "GRPO002") == ["unsloth_num_chunks", "vllm_sampling_params"]
     unsloth = lint_text("from unsloth import FastLanguageModel\n" + config, "t.py", options_from("--world-size 1"))
     assert [d for d in unsloth.diagnostics if d.code == "GRPO002"] == []
+
+
+def test_the_libraries_set_seed_in_code_that_never_samples_is_their_trainers_own_convention():
+    # transformers' Trainer calls set_seed(args.seed) on every rank itself: an SFT script that does the same
+    # draws dropout alike on every rank, and makes no group alike.
+    sft = (
+        "import torch.distributed as dist\nfrom accelerate.utils import set_seed\ndist.init_process_group('nccl')\n"
+        "set_seed(args.seed)\nfor batch in loader:\n    model(batch).loss.backward()\n"
+    )
+    assert found(sft) == []
+    assert found(sft.replace("set_seed(args.seed)", "torch.manual_seed(1337)")) == [("GRPO301", 4)]
+    # Where the code samples, the same call gives every rank the same completions.
+    assert found(sft + SAMPLES) == [("GRPO301", 4)]

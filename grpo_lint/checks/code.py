@@ -96,6 +96,11 @@ def _seeding(code: PythonFile, modules: Modules | None, relative: str) -> Iterat
             continue  # one process: one stream, whatever its seed (a trainer runs on every process it is given)
         if code.uses_grpo_trainer and not local:
             continue  # TRL's GRPOTrainer, built in this file, reseeds every process with seed + rank itself
+        if not code.samples and not local and seed.direct and seed.name.rpartition(".")[2] == "set_seed":
+            # transformers' / accelerate's set_seed(args.seed) in code that never samples: what their own
+            # Trainer does on every rank (transformers Trainer.__init__), the convention of every SFT/DPO script;
+            # dropout alike on every rank is not a group made alike. Seeds written by hand still count.
+            continue
         reach = _reaches(seed, by_scope.get(seed.scope, []), code)
         if reach is None:
             continue
