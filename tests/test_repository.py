@@ -629,3 +629,13 @@ def test_a_script_run_by_another_is_checked_with_the_variables_it_exports(tmp_pa
     write(tmp_path, {"pipeline.sh": pipeline.replace("NUM_GENERATIONS=4", "NUM_GENERATIONS=3")})
     status, report = lint(tmp_path, monkeypatch, ".")
     assert status == 0 and [d for d in report["diagnostics"] if d["severity"] != "info"] == []
+
+
+def test_a_tag_of_another_program_is_a_problem_only_in_a_grpo_config(tmp_path, monkeypatch):
+    mkdocs = "site_name: docs\nmarkdown_extensions:\n  - emoji:\n      emoji_index: !!python/name:material.twemoji\n"
+    files = {"mkdocs.yml": mkdocs, "grpo.yaml": "num_generations: 4\nper_device_train_batch_size: 4\n"}
+    status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.19.1", ".")
+    assert status == 0 and codes(report) == [] and notes(report)["mkdocs.yml"] == "no GRPO key"
+    write(tmp_path, {"grpo.yaml": files["grpo.yaml"] + "learning_rate: !ENV LR\n"})
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.19.1", ".")
+    assert status == 1 and codes(report) == ["GRPO001"]  # yaml.safe_load, as TRL reads it, stops there too

@@ -58,8 +58,17 @@ def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
                 text,
             )
         document = Document(path=path, text=text, format=fmt, entries={})
-        for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines()):
+        tagged: list[yaml.MarkedYAMLError] = []
+        for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines(), tagged):
             document.entries[key] = entry
+        if tagged:
+            # A value with a tag of another program (mkdocs' `!!python/name:`, `!ENV`): the loaders the
+            # frameworks use stop on it too, so it is a problem only in a GRPO config; any other file is
+            # read without those values (and then left alone as no GRPO config).
+            from grpo_lint.frameworks.detect import detect
+
+            if detect(document).framework is not None:
+                return _yaml_problem(tagged[0], text)
         if _is_wandb_record(document.entries):
             _unwrap_wandb(document)
         return document
@@ -83,7 +92,10 @@ def _mapping_entries(
     depth: int,
     duplicates: list[tuple[Entry, Entry]],
     lines: list[str],
+    tagged: list[yaml.MarkedYAMLError] | None = None,
 ) -> list[tuple[str, Entry]]:
+    """The entries of a mapping; a value whose tag no safe loader knows is left out and its error kept
+    in `tagged` (raised when `tagged` is None)."""
     if any(key.tag == _MERGE_TAG for key, _ in node.value):
         loader.flatten_mapping(node)
     seen: dict[str, Entry] = {}
@@ -91,10 +103,16 @@ def _mapping_entries(
     for key_node, value_node in node.value:
         raw_key = loader.construct_object(key_node, deep=True)
         key = raw_key if isinstance(raw_key, str) else str(raw_key)
-        value = loader.construct_object(value_node, deep=True)
+        try:
+            value = loader.construct_object(value_node, deep=True)
+        except yaml.constructor.ConstructorError as exc:
+            if tagged is None:
+                raise
+            tagged.append(exc)
+            continue
         entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))
         if isinstance(value_node, yaml.MappingNode) and depth < 16:
-            entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines))
+            entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines, tagged))
         elif isinstance(value_node, yaml.SequenceNode):
             entry.item_spans = [_span(item, lines) for item in value_node.value]
         if key in seen:
