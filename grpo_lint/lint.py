@@ -374,7 +374,7 @@ def lint_python(
     from grpo_lint.sources.python_code import read
 
     if not explicit and not wanted(text):
-        return FileResult(display, "skipped", note=_NOTHING_IN_PYTHON)  # not even parsed
+        return FileResult(display, "skipped", note=_NOT_PARSED)  # the byte-level test: not even parsed
     modules = workspace.modules if workspace is not None else None
     relative = modules.relative(display) if modules is not None else None
     code = modules.code(relative, text) if modules is not None and relative is not None else None
@@ -410,6 +410,7 @@ def lint_python(
 # GRPO trainer that may skip its seeding), seeding or a sampler. A file without any of these is not even parsed.
 _PYTHON_NEEDLES = ("GRPO", "seed", "Sampler")
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
+_NOT_PARSED = "not parsed: it mentions no GRPO, seed or Sampler"
 
 
 def wanted(text: str) -> bool:

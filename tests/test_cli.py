@@ -197,3 +197,13 @@ def test_colour_follows_the_environment(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "")  # set but empty counts for nothing; pytest's stdout is no terminal
     monkeypatch.setenv("TERM", "dumb")
     assert _use_color("auto", None) is False
+
+
+def test_verbose_says_why_a_python_file_was_not_parsed_or_found_nothing(tmp_path):
+    (tmp_path / "README.md").write_text("a project\n")
+    (tmp_path / "plot.py").write_text("print('no seeding here')\n")
+    (tmp_path / "train.py").write_text("import torch\ntorch.manual_seed(1)\n")
+    done = run_cli("--verbose", "--isolated", ".", cwd=tmp_path)
+    assert done.returncode == 0
+    assert "plot.py: skipped: not parsed: it mentions no GRPO, seed or Sampler" in done.stdout
+    assert "train.py: skipped: no GRPOConfig call and no seeding problem" in done.stdout  # parsed, nothing found
