@@ -201,7 +201,7 @@ def test_colour_follows_the_environment(monkeypatch):
 
 def test_verbose_says_why_a_python_file_was_not_parsed_or_found_nothing(tmp_path):
     (tmp_path / "README.md").write_text("a project\n")
-    (tmp_path / "plot.py").write_text("print('no seeding here')\n")
+    (tmp_path / "plot.py").write_text("print('a plot')\n")
     (tmp_path / "train.py").write_text("import torch\ntorch.manual_seed(1)\n")
     done = run_cli("--verbose", "--isolated", ".", cwd=tmp_path)
     assert done.returncode == 0
