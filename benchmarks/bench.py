@@ -22,6 +22,8 @@ import time
 import timeit
 from pathlib import Path
 
+from corpus import REPOS, corpus_roots
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "trl" / "grpo_qwen_8gpu.yaml"
 TRL_SNIPPET = (
@@ -110,9 +112,6 @@ def verl_yaml_with_unknown_keys(count: int) -> str:
     return yaml.safe_dump(config)
 
 
-REPOS = ROOT.parent / "shared" / "corpus" / "repos"
-
-
 BARE_READ = """
 import sys, yaml
 for name in sys.stdin.read().splitlines():
@@ -129,34 +128,30 @@ for name in sys.stdin.read().splitlines():
 def whole_repositories(script: str, repeat: int) -> None:
     """`grpo-lint .` at the root of each snapshot (ms-swift, verl, ...), as a user runs it, against a
     bare read of the same files (every file grpo-lint looked at, from its JSON summary) with the YAML
-    ones parsed by `yaml.safe_load_all`, each in a fresh interpreter: the ratio issue 28 measures."""
+    ones parsed by `yaml.safe_load_all`, each in a fresh interpreter."""
     import json
-    import tarfile
 
     if not REPOS.is_dir():
         print("no ../shared/corpus/repos: whole-repository figures skipped")
         return
     total_lint = total_bare = 0.0
-    for archive in sorted(REPOS.glob("*.tar.gz")):
-        name = archive.name.removesuffix(".tar.gz")
-        with tempfile.TemporaryDirectory() as scratch:
-            with tarfile.open(archive) as tar:
-                tar.extractall(scratch, filter="data")
-            root = Path(scratch, name)
-            report = subprocess.run(
-                [script, "--isolated", "--format", "json", "."], capture_output=True, cwd=root, check=False
-            )
-            looked_at = [f["path"] for f in json.loads(report.stdout)["summary"]["files"]]
-            took = median_run([script, "--isolated", "-q", "."], repeat, str(root))
-            bare = median_run([sys.executable, "-c", BARE_READ], repeat, str(root), "\n".join(looked_at))
-            total_lint += took
-            total_bare += bare
-            print(
-                f"grpo-lint . in {name:<40} {took * 1000:7.0f} ms   bare read {bare * 1000:5.0f} ms"
-                f"   ({len(looked_at)} files read)"
-            )
+    count = 0
+    for name, root in corpus_roots():
+        report = subprocess.run(
+            [script, "--isolated", "--format", "json", "."], capture_output=True, cwd=root, check=False
+        )
+        looked_at = [f["path"] for f in json.loads(report.stdout)["summary"]["files"]]
+        took = median_run([script, "--isolated", "-q", "."], repeat, str(root))
+        bare = median_run([sys.executable, "-c", BARE_READ], repeat, str(root), "\n".join(looked_at))
+        total_lint += took
+        total_bare += bare
+        count += 1
+        print(
+            f"grpo-lint . in {name:<40} {took * 1000:7.0f} ms   bare read {bare * 1000:5.0f} ms"
+            f"   ({len(looked_at)} files read)"
+        )
     print(
-        f"all {len(list(REPOS.glob('*.tar.gz')))} repositories: grpo-lint {total_lint:.2f} s, bare read + YAML parse "
+        f"all {count} repositories: grpo-lint {total_lint:.2f} s, bare read + YAML parse "
         f"{total_bare:.2f} s   ({total_lint / total_bare:.1f}x)"
     )
 

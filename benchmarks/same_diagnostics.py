@@ -14,12 +14,11 @@ import json
 import os
 import subprocess
 import sys
-import tarfile
-import tempfile
 from pathlib import Path
 
+from corpus import corpus_roots
+
 ROOT = Path(__file__).resolve().parent.parent
-REPOS = ROOT.parent / "shared" / "corpus" / "repos"
 
 
 def diagnostics(tree: Path, root: Path) -> set[tuple]:
@@ -39,13 +38,8 @@ def main() -> int:
     old = Path(sys.argv[1]).resolve()
     new = Path(sys.argv[2]).resolve() if len(sys.argv) > 2 else ROOT
     differ = 0
-    for archive in sorted(REPOS.glob("*.tar.gz")):
-        name = archive.name.removesuffix(".tar.gz")
-        with tempfile.TemporaryDirectory() as scratch:
-            with tarfile.open(archive) as tar:
-                tar.extractall(scratch, filter="data")
-            root = Path(scratch, name)
-            before, after = diagnostics(old, root), diagnostics(new, root)
+    for name, root in corpus_roots():
+        before, after = diagnostics(old, root), diagnostics(new, root)
         for what, items in (("only before", before - after), ("only after", after - before)):
             for item in sorted(items):
                 differ += 1
