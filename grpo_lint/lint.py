@@ -63,7 +63,8 @@ def lint_config(
         return FileResult(display, "skipped", note="empty")
     if isinstance(parsed, ReadProblem):
         not_mapping = parsed.message.startswith("top level is")
-        if not judge_anyway and (not_mapping or not _LOOKS_LIKE_GRPO.search(parsed.text)):
+        grpo_like = parsed.grpo if parsed.grpo is not None else bool(_LOOKS_LIKE_GRPO.search(parsed.text))
+        if not judge_anyway and (not_mapping or not grpo_like):
             reason = "not a mapping" if not_mapping else "unreadable, and nothing in it looks like a GRPO config"
             return finish(FileResult(display, "skipped", note=reason), options)
         return finish(unreadable(display, parsed, options), options)

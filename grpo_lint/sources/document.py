@@ -90,3 +90,6 @@ class ReadProblem(NamedTuple):
     message: str
     span: Span | None = None
     text: str = ""
+    # Whether the rest of the file reads as a GRPO config, when the reader could tell (a YAML whose only
+    # unreadable part is a tagged value); None when it could not (then the text is searched for GRPO keys).
+    grpo: bool | None = None

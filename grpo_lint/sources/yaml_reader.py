@@ -62,13 +62,12 @@ def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
         for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines(), tagged):
             document.entries[key] = entry
         if tagged:
-            # A value with a tag of another program (mkdocs' `!!python/name:`, `!ENV`): the loaders the
-            # frameworks use stop on it too, so it is a problem only in a GRPO config; any other file is
-            # read without those values (and then left alone as no GRPO config).
+            # A value with a tag of another program (mkdocs' `!!python/name:`, `!ENV`) or a tag that does not
+            # fit its value (`!!int abc`): the loaders the frameworks use stop on it too. Whether the rest reads
+            # as a GRPO config decides whether a walk reports it (a named file always is).
             from grpo_lint.frameworks.detect import detect
 
-            if detect(document).framework is not None:
-                return _yaml_problem(tagged[0], text)
+            return _yaml_problem(tagged[0], text)._replace(grpo=detect(document).framework is not None)
         if _is_wandb_record(document.entries):
             _unwrap_wandb(document)
         return document
@@ -94,8 +93,8 @@ def _mapping_entries(
     lines: list[str],
     tagged: list[yaml.MarkedYAMLError] | None = None,
 ) -> list[tuple[str, Entry]]:
-    """The entries of a mapping; a value whose tag no safe loader knows is left out and its error kept
-    in `tagged` (raised when `tagged` is None)."""
+    """The entries of a mapping; a value whose tag no safe loader knows is read as None and its error
+    kept in `tagged` (raised when `tagged` is None)."""
     if any(key.tag == _MERGE_TAG for key, _ in node.value):
         loader.flatten_mapping(node)
     seen: dict[str, Entry] = {}
@@ -109,7 +108,7 @@ def _mapping_entries(
             if tagged is None:
                 raise
             tagged.append(exc)
-            continue
+            value = None  # the key still tells whether this is a GRPO config
         entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))
         if isinstance(value_node, yaml.MappingNode) and depth < 16:
             entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines, tagged))
