@@ -640,3 +640,22 @@ def test_a_tag_of_another_program_is_a_problem_only_in_a_grpo_config(tmp_path, m
     write(tmp_path, {"grpo.yaml": files["grpo.yaml"] + "learning_rate: !ENV LR\n"})
     status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.19.1", ".")
     assert status == 1 and codes(report) == ["GRPO001"]  # yaml.safe_load, as TRL reads it, stops there too
+
+
+def test_a_file_whose_only_grpo_keys_other_programs_share_is_not_a_trl_config(tmp_path, monkeypatch):
+    task = (  # an lm-evaluation-harness task: generation_kwargs, and keys no trainer has
+        "task: aime24\ndataset_path: simplescaling/aime24\noutput_type: generate_until\n"
+        "doc_to_text: !function utils.doc_to_text\ndoc_to_target: answer\n"
+        "generation_kwargs:\n  do_sample: false\n  temperature: 0\n"
+    )
+    recipe = "learning_rate: 1.0e-6\nper_device_train_batch_size: 2\ngeneration_kwargs:\n  temperature: 0\n"
+    files = {"eval/tasks/aime.yaml": task, "requirements.txt": "trl==1.16.0\n", "train.py": "import trl\n"}
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert status == 0 and codes(report) == []
+    assert notes(report)["eval/tasks/aime.yaml"] == "unreadable, and nothing in it looks like a GRPO config"
+    # Among training arguments the same key is a TRL config's, and its greedy sampling is judged.
+    write(tmp_path, {"recipes/grpo.yaml": recipe, "eval/tasks/aime.yaml": task.replace("!function ", "")})
+    _status, report = lint(tmp_path, monkeypatch, ".")
+    assert notes(report)["eval/tasks/aime.yaml"].startswith("only generation_kwargs of GRPO's keys")
+    status_of = {Path(f["path"]).as_posix().removeprefix("./"): f["status"] for f in report["summary"]["files"]}
+    assert status_of["recipes/grpo.yaml"] == "linted"

@@ -90,6 +90,22 @@ def _other_trainers_loss(document: Document, evidence: set[str]) -> str | None:
     return f"loss_type: {entry.value} is no GRPO loss (another TRL trainer's config)"
 
 
+def _another_programs(keys: set[str]) -> str | None:
+    """Why a file whose only GRPO evidence is keys other programs use too (`generation_kwargs` in an
+    lm-evaluation-harness task, `use_vllm` in a serving config) is not a training config: most of its
+    keys are arguments of neither TRL nor ms-swift."""
+    evidence = keys & GRPO_KEYS
+    if not evidence or not evidence <= _SHARED_KEYS:
+        return None
+    from grpo_lint.frameworks.trl.fields import trl_table
+
+    known = keys & (frozenset(trl_table().specs) | _only_keys()[1])
+    if len(known) * 2 > len(keys):
+        return None
+    shared = ", ".join(sorted(evidence))
+    return f"only {shared} of GRPO's keys, among keys of another program ({len(keys) - len(known)} of {len(keys)})"
+
+
 def detect(document: Document) -> Detection:
     keys = set(document.entries)
     nested = {k for k in keys & VERL_SECTIONS if isinstance(document.entries[k].value, dict)}
@@ -111,7 +127,7 @@ def detect(document: Document) -> Detection:
         # `num_generation: 4` among training arguments: a misspelt GRPO key is evidence of a GRPO config,
         # and the file then gets GRPO002 with the suggestion instead of being skipped.
         return Detection("trl", f"`{near}`, a near miss of a GRPO key, among training arguments")
-    other = _other_trainers_loss(document, keys & GRPO_KEYS)
+    other = _other_trainers_loss(document, keys & GRPO_KEYS) or _another_programs(keys)
     if other is not None:
         return Detection(None, other)
     trl_only, swift_only = _only_keys()
