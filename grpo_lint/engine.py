@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.limits import MAX_SCRIPT_BYTES
 from grpo_lint.lint import (
     finish,
     lint_config,
@@ -173,9 +174,6 @@ def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) 
     return too_big_or_data(candidate.path)
 
 
-_MAX_SCRIPT_BYTES = 1024 * 1024  # a launch script searched for a config's name; larger ones are not scripts
-
-
 class _Launchers:
     """Launch scripts of the repository that are not among the linted files, searched only when a
     config has to be checked through the script that launches it."""
@@ -196,7 +194,7 @@ class _Launchers:
                 path = root / name
                 if os.path.realpath(path) in self.linted or not inside(path, root):
                     continue
-                data = read_file(path, _MAX_SCRIPT_BYTES)
+                data = read_file(path, MAX_SCRIPT_BYTES)
                 if not isinstance(data, ReadProblem):
                     self._scripts.append((path, data))
         return self._scripts

@@ -36,4 +36,10 @@ MAX_WORLD_SIZE = 1_048_576
 # Characters of a key or value quoted in a message: longer text is shortened in the middle to
 # CLIP characters from its start and CLIP / 2 from its end, so output stays readable and bounded.
 CLIP = 60
+# Bytes of a launch script read to find the configs it names, or run by another script (`bash x.sh`);
+# larger files are not launch scripts. Bytes of a Python module read for its argument classes, imports
+# and seeding helpers (the largest real trainer modules are a few hundred KB).
+MAX_SCRIPT_BYTES = 1024 * 1024
+MAX_PYTHON_BYTES = 2 * 1024 * 1024
+
 MAX_MESSAGE = 4_000  # characters of one message or fix after that; the rest is cut

@@ -156,13 +156,14 @@ def _read_called(
     found = resolve_file(target, places)
     if found is None:
         return
-    shown = os.path.relpath(found) if not os.path.isabs(str(found)) else str(found)
-    if shown in calls or os.path.abspath(shown) in map(os.path.abspath, calls):
-        return
+    shown = str(found)
+    if os.path.abspath(shown) in {os.path.abspath(call) for call in calls}:
+        return  # a cycle: a.sh runs b.sh, which runs a.sh
+    from grpo_lint.limits import MAX_SCRIPT_BYTES
     from grpo_lint.sources.document import ReadProblem
     from grpo_lint.sources.reading import read_file
 
-    data = read_file(found, _MAX_CALLED_BYTES, within=places.root)
+    data = read_file(found, MAX_SCRIPT_BYTES, within=places.root)
     if isinstance(data, ReadProblem):
         return
     text = data.decode("utf-8", "replace")
@@ -171,9 +172,6 @@ def _read_called(
         return
     alone = read_script(text, shown, places.root, target_for, modules, None, calls)
     result.called.append((command, with_env, alone))
-
-
-_MAX_CALLED_BYTES = 1024 * 1024
 
 
 def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:

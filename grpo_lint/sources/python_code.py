@@ -244,6 +244,14 @@ def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
 _RANK_NEEDLES = ("rank", "process_index", "procid", "device_specific")
 
 
+def _device_specific(node: ast.Call) -> bool:
+    """`set_seed(seed, device_specific=True)`: accelerate/transformers add the process index themselves."""
+    return any(
+        k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in node.keywords
+    )
+
+
 def rank_word(name: str) -> bool:
     """Whether an identifier names a per-process value: `rank`, `local_rank`, `ddp_rank`, `process_index`."""
     lowered = name.lower()
@@ -733,19 +741,21 @@ class _Visitor(ast.NodeVisitor):
     def _own_functions(self) -> set[str]:
         return {f.name for f in self.functions.values()}
 
-    def _seed(self, node: ast.Call, name: str) -> None:
-        argument = node.args[0] if node.args else node.keywords[0].value
-        device_specific = any(
-            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in node.keywords
-        )
-        rank_aware = device_specific or self._rank(argument)
-        param = argument.id if isinstance(argument, ast.Name) and argument.id in self.scope.params else None
+    def _seeding_event(self, rank_aware: bool) -> int:
+        """The place of a seeding in the file's events, noted on the class it is in."""
         order = self._tick()
         if self.class_stack:
             self.seed_class[order] = self.class_stack[-1]
             if rank_aware:
                 self.class_stack[-1].per_rank = True
+        return order
+
+    def _seed(self, node: ast.Call, name: str) -> None:
+        argument = node.args[0] if node.args else node.keywords[0].value
+        device_specific = _device_specific(node)
+        rank_aware = device_specific or self._rank(argument)
+        param = argument.id if isinstance(argument, ast.Name) and argument.id in self.scope.params else None
+        order = self._seeding_event(rank_aware)
         self.seeds.append(
             Seed(
                 name,
@@ -763,18 +773,11 @@ class _Visitor(ast.NodeVisitor):
     def _helper(self, node: ast.Call, name: str) -> None:
         """A call of a function that seeds (by its name): judged once the function is resolved."""
         arguments = [*node.args, *[k.value for k in node.keywords if k.arg not in ("device_specific",)]]
-        device_specific = any(
-            k.arg == "device_specific" and isinstance(k.value, ast.Constant) and k.value.value is True
-            for k in node.keywords
-        )
+        device_specific = _device_specific(node)
         rank_aware = device_specific or any(self._rank(a) for a in arguments)
         written = ", ".join(self._source(a) for a in arguments)
         param = next((a.id for a in arguments if isinstance(a, ast.Name) and a.id in self.scope.params), None)
-        order = self._tick()
-        if self.class_stack:
-            self.seed_class[order] = self.class_stack[-1]
-            if rank_aware:
-                self.class_stack[-1].per_rank = True
+        order = self._seeding_event(rank_aware)
         self.helpers.append(
             Seed(
                 name, _span(node, self.lines), written, rank_aware, device_specific, self.scope.id, order, param, False

@@ -91,10 +91,10 @@ def _mapping_entries(
     depth: int,
     duplicates: list[tuple[Entry, Entry]],
     lines: list[str],
-    tagged: list[yaml.MarkedYAMLError] | None = None,
+    tagged: list[yaml.MarkedYAMLError],
 ) -> list[tuple[str, Entry]]:
     """The entries of a mapping; a value whose tag no safe loader knows is read as None and its error
-    kept in `tagged` (raised when `tagged` is None)."""
+    kept in `tagged`."""
     if any(key.tag == _MERGE_TAG for key, _ in node.value):
         loader.flatten_mapping(node)
     seen: dict[str, Entry] = {}
@@ -105,8 +105,6 @@ def _mapping_entries(
         try:
             value = loader.construct_object(value_node, deep=True)
         except yaml.constructor.ConstructorError as exc:
-            if tagged is None:
-                raise
             tagged.append(exc)
             value = None  # the key still tells whether this is a GRPO config
         entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from grpo_lint.limits import MAX_PYTHON_BYTES
 from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.python_index import Field, index
@@ -26,7 +27,6 @@ __all__ = ["Field", "RepoArguments", "argparse_arguments", "class_fields", "read
 _RELEVANT = lazy(
     rb"class\s+\w+\s*\([^)]*(?:GRPOConfig|Arguments|ModelConfig|SFTConfig|Config)|(?:HfArgumentParser|TrlParser)\s*\("
 )
-_MAX_SOURCE = 2 * 1024 * 1024
 _ARGUMENT_BASES = frozenset({
     "GRPOConfig", "ScriptArguments", "GRPOScriptArguments", "ModelConfig", "TrainingArguments",
     "Seq2SeqTrainingArguments", "SFTConfig",
@@ -60,7 +60,7 @@ def read_arguments(modules: Modules, skip: tuple[str, ...] = ()) -> RepoArgument
     for name in modules.files:
         if name.startswith(skip):
             continue
-        data = read_file(modules.root / name, _MAX_SOURCE, within=modules.root)
+        data = read_file(modules.root / name, MAX_PYTHON_BYTES, within=modules.root)
         if isinstance(data, ReadProblem) or _RELEVANT.search(data) is None:
             continue
         facts = modules.index(name)
@@ -120,7 +120,7 @@ def argparse_arguments(text: str) -> dict[str, Any]:
 
 def script_arguments(path: Path) -> dict[str, Any] | None:
     """The argparse flags a script defines, or None when it defines none (or cannot be read)."""
-    data = read_file(path, _MAX_SOURCE)
+    data = read_file(path, MAX_PYTHON_BYTES)
     if isinstance(data, ReadProblem):
         return None
     return argparse_arguments(data.decode("utf-8", "replace")) or None

@@ -16,12 +16,12 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from grpo_lint.limits import MAX_PYTHON_BYTES
 from grpo_lint.sources.python_index import Imported, PythonIndex
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
 
-_MAX_SOURCE = 2 * 1024 * 1024
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
 # Packages whose argument classes the field tables cover (their fields are the framework's own keys).
 _FRAMEWORK_PACKAGES = ("trl", "transformers", "unsloth")
@@ -74,7 +74,7 @@ class Modules:
             if text is None:
                 from grpo_lint.sources.reading import read_file
 
-                data = read_file(self.root / relative, _MAX_SOURCE, within=self.root)
+                data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
                 text = None if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
             found = read(text, relative) if text is not None else None
             self._codes[relative] = None if isinstance(found, ReadProblem) else found
@@ -87,7 +87,7 @@ class Modules:
             from grpo_lint.sources.reading import read_file
 
             self._mentions[needle] = any(
-                not isinstance(data := read_file(self.root / name, _MAX_SOURCE, within=self.root), ReadProblem)
+                not isinstance(data := read_file(self.root / name, MAX_PYTHON_BYTES, within=self.root), ReadProblem)
                 and needle in data
                 for name in self.files
             )
