@@ -1,27 +1,14 @@
-"""The `grpo-lint` command. Imports stay lazy: start-up time is the product in a pre-commit hook."""
+"""The `grpo-lint` command: what a command line asks for, carried out.
+
+Imports stay lazy: start-up time is the product in a pre-commit hook. click is imported only when it
+reads the line (`grpo_lint.cli_flags` says when) or to report a usage error.
+"""
 
 from __future__ import annotations
 
 import os
 import sys
 from typing import Any
-
-import click
-
-from grpo_lint import __version__
-from grpo_lint.limits import MAX_WORLD_SIZE
-
-_FORMATS = ("text", "concise", "json", "sarif", "github")
-
-
-def _print_version(ctx: click.Context, value: bool) -> None:
-    if not value or ctx.resilient_parsing:
-        return
-    from grpo_lint.versions import DISPLAY, FIRST_GRPO, NEWEST_KNOWN
-
-    tables = ", ".join(f"{DISPLAY[f]} {FIRST_GRPO[f]}-{NEWEST_KNOWN[f]}" for f in DISPLAY)
-    click.echo(f"grpo-lint {__version__} (knows {tables})")
-    ctx.exit()
 
 
 def _rule_code(text: str) -> str:
@@ -42,112 +29,11 @@ def _codes(values: tuple[str, ...], flag: str) -> frozenset[str] | None:
     for code in codes:
         problem = code_problem(code)
         if problem:
-            raise click.BadParameter(problem, param_hint=flag)
+            raise _bad_parameter(problem, param_hint=flag)
     return frozenset(codes) if values else None
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("paths", nargs=-1, type=click.Path())
-@click.option(
-    "--target",
-    "targets",
-    multiple=True,
-    metavar="FRAMEWORK==VERSION",
-    help="Framework version to check against, e.g. trl==0.19.1 or swift==3.5.0 (repeatable). "
-    "Default: the installed version, else the newest known (TRL 1.16.0, ms-swift 4.6.0).",
-)
-@click.option("--world-size", type=click.IntRange(min=1, max=MAX_WORLD_SIZE), help="Number of training processes.")
-@click.option(
-    "--accelerate-config",
-    type=click.Path(dir_okay=False),
-    help="An accelerate config whose num_processes is the world size of the configs linted with it.",
-)
-@click.option(
-    "--framework",
-    type=click.Choice(["trl", "swift", "verl", "openrlhf"]),
-    help="Treat every file as a config of this framework instead of detecting it.",
-)
-@click.option(
-    "--output-format",
-    "--format",
-    "fmt",
-    type=click.Choice(_FORMATS),
-    help="Output format (concise: one line per diagnostic). Default: github when GITHUB_ACTIONS is set, else text.",
-)
-@click.option("-o", "--output-file", type=click.Path(dir_okay=False), help="Write the output to this file.")
-@click.option("--select", multiple=True, metavar="CODES", help="Only these codes, prefixes or rule names.")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these codes, prefixes or rule names.")
-@click.option("--extra-keys", multiple=True, metavar="KEYS", help="Keys your own script defines.")
-@click.option(
-    "--fail-on",
-    type=click.Choice(["error", "warning", "info"]),
-    help="Lowest severity that makes the exit code 1.  [default: error]",
-)
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when diagnostics are found (2 still means usage).")
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="auto: colour on a terminal, unless NO_COLOR is set non-empty or TERM=dumb; FORCE_COLOR forces it.",
-)
-@click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    help="Settings file (pyproject.toml with [tool.grpo-lint], or .grpo-lint.toml). Default: the nearest one.",
-)
-@click.option("--isolated", is_flag=True, help="Ignore every settings file.")
-@click.option("--force-exclude", is_flag=True, help="Apply `exclude` to files named on the command line too.")
-@click.option(
-    "--only-configs",
-    is_flag=True,
-    help="Skip named files that are not GRPO configs, as a directory walk does (for pre-commit).",
-)
-@click.option(
-    "--changed-since",
-    "diff_base",
-    metavar="REV",
-    help="Lint only the files changed since this git revision (configs are checked through their launch scripts).",
-)
-@click.option(
-    "--fix",
-    is_flag=True,
-    help="Apply the safe mechanical fixes in place (renamed keys, typos, 2 -> 2.0), then report what is left.",
-)
-@click.option(
-    "--unsafe-fixes",
-    is_flag=True,
-    help="Also apply (with --fix) or count as fixable the fixes that change the run, e.g. a batch size "
-    "that makes groups whole.",
-)
-@click.option("--diff", is_flag=True, help="With --fix: print the fixes as a unified diff and write nothing.")
-@click.option("--stdin-filename", metavar="NAME", help="The name to report for `-` (standard input).")
-@click.option("--show", is_flag=True, help="Print what each config means for the run, without judging it.")
-@click.option("--statistics", is_flag=True, help="Print how often each rule fired instead of the diagnostics.")
-@click.option(
-    "--show-settings",
-    is_flag=True,
-    help="Print the settings this run uses, each with where it came from (a flag, the settings file, the default).",
-)
-@click.option("--explain", metavar="CODE", help="Print the page of a rule and exit.")
-@click.option("--list-rules", is_flag=True, help="Print every rule and exit.")
-@click.option("-q", "--quiet", is_flag=True, help="Print diagnostics only, no summary line.")
-@click.option(
-    "-v",
-    "--verbose",
-    is_flag=True,
-    help="Also say what was not checked and why: skipped files, and rules whose premises the repository does not show.",
-)
-@click.option(
-    "--version",
-    is_flag=True,
-    expose_value=False,
-    is_eager=True,
-    callback=lambda ctx, param, value: _print_version(ctx, value),
-    help="Show the version and the framework releases grpo-lint knows, and exit.",
-)
-def main(paths: tuple[str, ...], **flags: Any) -> None:
+def lint_command(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
     """Lint GRPO training configs (TRL, ms-swift, verl, OpenRLHF) for broken groups and silent sameness.
 
     PATHS are config files, launch scripts (*.sh) and Python training code, or directories
@@ -202,18 +88,18 @@ def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
     modes = [name for name in ("explain", "list_rules", "show", "statistics", "show_settings") if flags[name]]
     if len(modes) > 1:
         shown = " and ".join("--" + m.replace("_", "-") for m in modes)
-        raise click.UsageError(f"{shown} cannot be combined: each prints its own report")
+        raise _usage_error(f"{shown} cannot be combined: each prints its own report")
     if modes and modes[0] != "explain" and fmt in ("sarif", "github", "concise"):
-        raise click.UsageError(
+        raise _usage_error(
             f"--format {fmt} applies to diagnostics; use text or json with --{modes[0].replace('_', '-')}"
         )
     fixing = [f"--{name}" for name in ("fix", "diff") if flags[name]]
     if fixing and modes:
-        raise click.UsageError(f"{fixing[0]} cannot be combined with --{modes[0].replace('_', '-')}")
+        raise _usage_error(f"{fixing[0]} cannot be combined with --{modes[0].replace('_', '-')}")
     if flags["diff"] and not flags["fix"]:
-        raise click.UsageError("--diff shows what --fix would change: write --fix --diff")
+        raise _usage_error("--diff shows what --fix would change: write --fix --diff")
     if flags["diff"] and flags["fmt"] not in (None, "text"):
-        raise click.UsageError("--fix --diff prints a unified diff; --format does not apply")
+        raise _usage_error("--fix --diff prints a unified diff; --format does not apply")
 
 
 def _options(flags: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
@@ -232,12 +118,12 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
     else:
         path = Path(flags["config_path"]) if flags["config_path"] else project_config.find(Path.cwd())
         if flags["config_path"] and not path.is_file():
-            raise click.BadParameter(f"{path}: no such file", param_hint="--config")
+            raise _bad_parameter(f"{path}: no such file", param_hint="--config")
         if path is not None:
             try:
                 settings = project_config.load(path).settings
             except project_config.ConfigError as exc:
-                click.echo(f"{exc}", err=True)
+                _echo(f"{exc}\n", sys.stderr)
                 sys.exit(2)
             origins["settings file"] = str(path)
             origins["settings source"] = "--config" if flags["config_path"] else "nearest to the current directory"
@@ -249,7 +135,7 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
         try:
             target = parse_target(text)
         except TargetError as exc:
-            raise click.BadParameter(str(exc), param_hint="--target") from None
+            raise _bad_parameter(str(exc), param_hint="--target") from None
         targets[target.framework] = target
         origins[f"target:{target.framework}"] = "--target"
     given = {
@@ -292,17 +178,17 @@ def _accelerate_world(path: str) -> Any:
         reason = (
             parsed.message if parsed is not None and not isinstance(parsed, Document) else "not an accelerate config"
         )
-        raise click.BadParameter(f"{path}: {reason}", param_hint="--accelerate-config")
+        raise _bad_parameter(f"{path}: {reason}", param_hint="--accelerate-config")
     world = accelerate_world(parsed)
     if world is None:
-        raise click.BadParameter(f"{path} does not set num_processes", param_hint="--accelerate-config")
+        raise _bad_parameter(f"{path} does not set num_processes", param_hint="--accelerate-config")
     return world
 
 
 def _fix(paths: list[str], options: Any, flags: dict[str, Any], fail_on: str) -> Any:
     """--fix: lint, fix, lint again; the report of what is left. --fix --diff prints the diff and exits."""
     if "-" in paths:
-        raise click.UsageError("--fix edits files in place; it cannot fix standard input")
+        raise _usage_error("--fix edits files in place; it cannot fix standard input")
     from grpo_lint.diagnostics import Severity
     from grpo_lint.fixing import fix
 
@@ -312,16 +198,14 @@ def _fix(paths: list[str], options: Any, flags: dict[str, Any], fail_on: str) ->
     if flags["diff"]:
         _write(fixed.diff(), flags["output_file"], False)
         left = len(fixed.report.diagnostics)
-        click.echo(
-            f"Would fix {count} diagnostic{'s' if count != 1 else ''} in {files}; {left} would remain.", err=True
-        )
+        _echo(f"Would fix {count} diagnostic{'s' if count != 1 else ''} in {files}; {left} would remain.\n", sys.stderr)
         code = fixed.report.exit_code(Severity.parse(fail_on))
         if code == 1 and flags["exit_zero"]:
             code = 0
         sys.exit(code if code == 2 or not fixed.texts else 1)  # 1: a file would change
     failed = fixed.write()
     if failed:
-        click.echo(f"error: could not write {', '.join(failed)}; nothing else was changed there", err=True)
+        _echo(f"error: could not write {', '.join(failed)}; nothing else was changed there\n", sys.stderr)
         sys.exit(2)
     fixed.report.fixed = fixed.fixes
     return fixed.report
@@ -338,13 +222,13 @@ def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
         try:
             changed = changed_files(base, paths, lintable)
         except GitError as exc:
-            raise click.UsageError(str(exc)) from None
+            raise _usage_error(str(exc)) from None
         return lint_paths(paths or ["."], options, changed)
     if not paths:
-        raise click.UsageError("give at least one config file or directory (or - for standard input)")
+        raise _usage_error("give at least one config file or directory (or - for standard input)")
     if "-" in paths:
         if len(paths) > 1:
-            raise click.UsageError("`-` (standard input) cannot be combined with other paths")
+            raise _usage_error("`-` (standard input) cannot be combined with other paths")
         from grpo_lint.workspace import build
 
         name = flags["stdin_filename"] or "-"
@@ -372,7 +256,7 @@ def _explain(code: str) -> str:
     text = page(code) if code in rules else None
     if text is None:
         hint = closest(code, list(rules))
-        raise click.BadParameter(
+        raise _bad_parameter(
             f"{code!r} is not a rule" + (f"; did you mean {hint}?" if hint else " (see --list-rules)"),
             param_hint="--explain",
         )
@@ -391,12 +275,6 @@ def _use_color(color: str, output_file: str | None) -> bool:
     return sys.stdout.isatty()
 
 
-class _OutputError(click.FileError):
-    """The -o file cannot be written: a usage problem (exit 2), not "errors found" (exit 1)."""
-
-    exit_code = 2
-
-
 def _write(text: str, output_file: str | None, color: bool) -> None:
     from grpo_lint.formatters import printable
 
@@ -406,9 +284,48 @@ def _write(text: str, output_file: str | None, color: bool) -> None:
             with open(output_file, "w", encoding="utf-8") as handle:
                 handle.write(text)
         except OSError as exc:
-            raise _OutputError(output_file, hint=exc.strerror or str(exc)) from None
+            raise _output_error(output_file, exc.strerror or str(exc)) from None
         return
-    click.echo(text, nl=False, color=color)
+    if color:
+        import click
+
+        click.echo(text, nl=False, color=True)
+        return
+    _echo(text, sys.stdout)
+
+
+def _echo(text: str, stream: Any) -> None:
+    """click.echo(text, nl=False, color=False) without importing click: terminal control sequences (a
+    file's own text may carry them) removed as click removes them."""
+    if "\x1b" in text:
+        import re
+
+        text = re.sub(r"\033\[[0-?]*[ -/]*[@-~]", "", text)
+    if stream is None:
+        return
+    stream.write(text)
+    stream.flush()
+
+
+def _usage_error(message: str) -> Exception:
+    import click
+
+    return click.UsageError(message)
+
+
+def _bad_parameter(message: str, param_hint: str) -> Exception:
+    import click
+
+    return click.BadParameter(message, param_hint=param_hint)
+
+
+def _output_error(path: str, hint: str) -> Exception:
+    """The -o file cannot be written: a usage problem (exit 2), not "errors found" (exit 1)."""
+    import click
+
+    error = click.FileError(path, hint=hint)
+    error.exit_code = 2
+    return error
 
 
 def entry() -> None:
@@ -426,4 +343,43 @@ def entry() -> None:
 
         schema.main(args=args[1:], prog_name="grpo-lint schema")
         return
-    main()
+    from grpo_lint.cli_flags import plain_flags
+
+    flags = plain_flags(args)
+    if flags is not None:
+        _run_plain(args, flags)
+    from grpo_lint.cli_click import main
+
+    main.main(args=args)
+
+
+def _run_plain(args: list[str], flags: dict[str, Any]) -> None:
+    """The lint of a plain line, read without click, ended as click's standalone mode ends a command.
+    A usage error is raised before anything is printed or written (the flags that write files are not
+    plain), so click reads the line again to print it with the usage text, exactly as it always does."""
+    paths = flags.pop("paths")
+    try:
+        lint_command(paths, flags)
+    except (EOFError, KeyboardInterrupt):
+        _echo("\nAborted!\n", sys.stderr)
+        sys.exit(1)
+    except BrokenPipeError:  # `grpo-lint . | head`: the reader left; nothing more is written
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] != "click":
+            raise
+        from grpo_lint.cli_click import main
+
+        main.main(args=args)
+    sys.exit(0)
+
+
+def __getattr__(name: str) -> Any:
+    """`grpo_lint.cli.main`, the click command, built on first use."""
+    if name == "main":
+        from grpo_lint.cli_click import main
+
+        return main
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
