@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import NamedTuple
+
+from grpo_lint.records import Record
 
 
 class Severity(IntEnum):
@@ -22,7 +23,7 @@ class Severity(IntEnum):
         return cls[text.upper()]
 
 
-class Span(NamedTuple):
+class Span(Record):
     """A 1-based, inclusive-start / exclusive-end range in a file."""
 
     line: int
@@ -36,7 +37,7 @@ class Span(NamedTuple):
         return cls(line, column, line, column + 1)
 
 
-class Edit(NamedTuple):
+class Edit(Record):
     """Replace `old` by `new` in a file.
 
     As a rule proposes it, `span` is the key or value the fix is about, and `old` the text at the end
@@ -50,7 +51,7 @@ class Edit(NamedTuple):
     new: str
 
 
-class Fix(NamedTuple):
+class Fix(Record):
     """A mechanical fix: edits applied together. "safe" fixes keep what the run means (a renamed key,
     `2` -> `2.0`); "unsafe" ones change it (another batch size) and are applied only on request."""
 
@@ -59,7 +60,7 @@ class Fix(NamedTuple):
     applicability: str = "safe"  # "safe" or "unsafe"
 
 
-class Diagnostic(NamedTuple):
+class Diagnostic(Record):
     code: str
     severity: Severity
     message: str

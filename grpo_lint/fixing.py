@@ -19,10 +19,10 @@ import difflib
 import os
 from collections import Counter
 from collections.abc import Callable
-from typing import NamedTuple
 
 from grpo_lint.diagnostics import Diagnostic, Fix
 from grpo_lint.edits import apply
+from grpo_lint.records import Record
 from grpo_lint.results import Report
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import is_regular, overlaid, read_file
@@ -31,7 +31,7 @@ MAX_ROUNDS = 10
 _BOM = "\ufeff"
 
 
-class Fixed(NamedTuple):
+class Fixed(Record):
     report: Report  # the diagnostics that remain after the fixes
     fixes: list[tuple[Diagnostic, Fix]]  # what was fixed, in order
     originals: dict[str, str]  # path -> text before (without a byte-order mark)
@@ -92,7 +92,7 @@ def fix(lint: Callable[[], Report], unsafe: bool) -> Fixed:
     return Fixed(report, done, originals, changed, frozenset(marked))
 
 
-class _State(NamedTuple):
+class _State(Record):
     texts: dict[str, str]  # the fixed texts so far (updated in place when a step is kept)
     originals: dict[str, str]
     marked: set[str]

@@ -7,10 +7,11 @@ user's numbers; `check` then says what the framework would reject, in neutral te
 from __future__ import annotations
 
 from math import gcd, isqrt
-from typing import NamedTuple
+
+from grpo_lint.records import Record
 
 
-class GroupRules(NamedTuple):
+class GroupRules(Record):
     """How a framework version checks groups."""
 
     basis: str  # "none", "global" (W x B), "effective" (W x B x GA), "generation" (gbs)
@@ -26,7 +27,7 @@ class GroupRules(NamedTuple):
     eval_also_train_group: bool = False
 
 
-class Geometry(NamedTuple):
+class Geometry(Record):
     world_size: int
     per_device: int
     grad_accum: int
@@ -49,7 +50,7 @@ class Geometry(NamedTuple):
         return self.steps_per_generation or self.grad_accum
 
 
-class Failure(NamedTuple):
+class Failure(Record):
     code: str  # GRPO101, 102, 103, 104, 105
     rejected: bool  # False: the framework accepts it (a warning, not an error)
     batch: int = 0  # the batch that must hold whole groups

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Severity
+from grpo_lint.records import Record
 from grpo_lint.versions import Target
 
 if TYPE_CHECKING:
     from grpo_lint.plan import Setting
 
 
-class Thresholds(NamedTuple):
+class Thresholds(Record):
     """Where sampling becomes so narrow that groups are likely to collapse (GRPO205)."""
 
     min_temperature: float = 0.3
@@ -21,14 +22,14 @@ class Thresholds(NamedTuple):
     min_top_k: int = 5
 
 
-class PathPatterns(NamedTuple):
+class PathPatterns(Record):
     """Glob patterns and the directory they are relative to (the config file's)."""
 
     base: str = ""
     patterns: tuple[str, ...] = ()
 
 
-class Options(NamedTuple):
+class Options(Record):
     targets: Mapping[str, Target] = MappingProxyType({})
     world_size: int | None = None
     framework: str | None = None  # forced front end: "trl" or "swift"

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.groups import Geometry, GroupRules
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.versions import Target
 
 
-class Setting(NamedTuple):
+class Setting(Record):
     """A resolved value: what it is, which key set it (None = the version's default) and where."""
 
     value: Any
@@ -29,7 +30,7 @@ class Setting(NamedTuple):
         return self.key if self.key else f"{name} (default)"
 
 
-class KeyFinding(NamedTuple):
+class KeyFinding(Record):
     """A key that the target version does not accept as written."""
 
     entry: Entry
@@ -38,7 +39,7 @@ class KeyFinding(NamedTuple):
     spec: FieldSpec | None = None
 
 
-class RunPlan(NamedTuple):
+class RunPlan(Record):
     path: str
     document: Document
     target: Target

@@ -18,9 +18,10 @@ What is not checked, and why, is kept for `--show` and `--verbose`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.plan import RunPlan
@@ -50,7 +51,7 @@ TRAINER_RULES = frozenset({
 ASSUMED_READER = "assumed: "
 
 
-class Premise(NamedTuple):
+class Premise(Record):
     kind: str  # "release", "parser", "world size", "role"
     basis: str  # "shown", "assumed" or "unknown"
     text: str  # where it is shown, or what is assumed and why

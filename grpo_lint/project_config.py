@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.diagnostics import Severity
 from grpo_lint.limits import MAX_WORLD_SIZE
 from grpo_lint.options import PathPatterns, Thresholds
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.versions import Target, TargetError, parse_target
 
 OWN_FILES = (".grpo-lint.toml", "grpo-lint.toml")
@@ -32,7 +33,7 @@ class ConfigError(Exception):
         self.path, self.line, self.column, self.message = path, line, column, message
 
 
-class ProjectConfig(NamedTuple):
+class ProjectConfig(Record):
     """Validated settings in Options' terms (only those the file sets), and where they came from."""
 
     path: str

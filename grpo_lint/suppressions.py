@@ -13,17 +13,17 @@ reported (GRPO008), as ruff's RUF100 and hadolint's DL1001 do.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 
 _COMMENT = lazy(r"(?:^|(?<=\s))#\s*grpo-lint\s*:\s*(?P<kind>[a-z-]+)(?:\[(?P<codes>[^\]]*)\])?(?P<reason>.*)$")
 KINDS = ("ignore", "file-ignore")
 UNUSED = "GRPO008"
 
 
-class Suppression(NamedTuple):
+class Suppression(Record):
     span: Span  # the comment
     kind: str  # "ignore" or "file-ignore"
     codes: tuple[str, ...]

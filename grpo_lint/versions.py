@@ -6,9 +6,11 @@ import os
 import sys
 from collections.abc import Container, Iterable, Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from packaging.version import InvalidVersion, Version
+
+from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.workspace.pins import Pin
@@ -28,7 +30,7 @@ ALIASES = {
 DISPLAY = {"trl": "TRL", "swift": "ms-swift", "verl": "verl", "openrlhf": "OpenRLHF"}
 
 
-class Fork(NamedTuple):
+class Fork(Record):
     """A framework package the repository ships itself (a vendored or forked copy)."""
 
     framework: str
@@ -48,7 +50,7 @@ class TargetError(ValueError):
     """A --target value that cannot be used."""
 
 
-class Target(NamedTuple):
+class Target(Record):
     framework: str
     version: Version
     source: str  # where the version came from: "--target", "installed", "setup.py: trl==0.18.0", ...

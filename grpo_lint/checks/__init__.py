@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
 
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Entry
 
 Check = Callable[[RunPlan, Options], Iterable[Diagnostic]]
 
 
-class Rule(NamedTuple):
+class Rule(Record):
     code: str
     name: str
     severity: Severity

@@ -11,10 +11,11 @@ of its server mode, PR #4385).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from grpo_lint.checks import REGISTRY, Rule
 from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile, RandomUse, Seed
@@ -46,7 +47,7 @@ for _code, _name, _severity, _summary in _RULES:
     REGISTRY[_code] = Rule(_code, _name, _severity, _summary, None)
 
 
-class Helper(NamedTuple):
+class Helper(Record):
     """What calling a seeding function of the repository does."""
 
     param: str | None  # it seeds the global streams with this parameter (judged at the call)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import NamedTuple
 
 from packaging.version import Version
 
@@ -16,16 +15,17 @@ from grpo_lint.checks.messages import fw
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.records import Record
 
 
-class Trigger(NamedTuple):
+class Trigger(Record):
     """Where a config meets a bug: the setting to point at, and the words the message fills in."""
 
     at: Setting
     words: dict[str, object]
 
 
-class KnownBug(NamedTuple):
+class KnownBug(Record):
     code: str
     framework: str
     first: Version  # the first release affected

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import Version
 
+from grpo_lint.records import Record
 from grpo_lint.versions import in_range
 
 
-class Versioned(NamedTuple):
+class Versioned(Record):
     """A default that changed across releases: [(first version, value), ...] in order."""
 
     history: tuple[tuple[str, Any], ...]
@@ -22,7 +23,7 @@ class Versioned(NamedTuple):
         return value
 
 
-class Choices(NamedTuple):
+class Choices(Record):
     """Accepted values of a string field in a range of versions."""
 
     since: str | None
@@ -41,7 +42,7 @@ class Choices(NamedTuple):
         return specific or next((why for warned, why in self.warned if warned is ...), None)
 
 
-class FieldSpec(NamedTuple):
+class FieldSpec(Record):
     name: str
     kind: str  # int, float, bool, str, list, dict, any, unions like "dict|str"; "?" = may be null
     default: Any = None

@@ -9,13 +9,14 @@ through the pydantic model, which is the one place that coerces values and words
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
 from grpo_lint.frameworks.fields import FieldSpec, FieldTable
 from grpo_lint.limits import MAX_DIGITS
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.numbers import out_of_range
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def annotation_for(spec: FieldSpec, base_types: dict[str, Any]) -> Any:
     return base | None if spec.nullable or base is Any else base
 
 
-class ValueProblem(NamedTuple):
+class ValueProblem(Record):
     """A value the framework would reject or misread: which key, and what is wrong."""
 
     key: str

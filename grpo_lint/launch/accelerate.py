@@ -4,15 +4,15 @@ and checked for consistency, never reported as an unknown GRPO config."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
 
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
 
 # Keys only an accelerate config has (reference: verl-openrlhf-launchers.md section 3).
 MARKERS = frozenset({"distributed_type", "compute_environment"})
 
 
-class AccelerateConfig(NamedTuple):
+class AccelerateConfig(Record):
     path: str
     num_processes: int | None
     num_machines: int

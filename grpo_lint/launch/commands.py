@@ -13,11 +13,12 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
+from grpo_lint.records import Record
 from grpo_lint.sources.shell import Command, Word
 
 # Flags of each launcher that take no value (everything else `--flag value` consumes the next word).
@@ -54,7 +55,7 @@ TRL_SCRIPT = "trl.scripts.grpo"
 UNSLOTH = "unsloth"  # a Python file that imports unsloth: its patched GRPOConfig reads the values
 
 
-class Launch(NamedTuple):
+class Launch(Record):
     command: Command
     framework: str  # "trl", "swift", "verl" or "openrlhf"
     role: str  # "train" or "server" (swift rollout, trl vllm-serve)
@@ -250,7 +251,7 @@ def _has_grpo_flag(args: list[Word]) -> bool:
     return any(w.text.split("=", 1)[0] in _GRPO_FLAGS for w in args)
 
 
-class LauncherFlags(NamedTuple):
+class LauncherFlags(Record):
     """A launcher's own flags by canonical name: the value word, and the flag word as written."""
 
     values: dict[str, Word]
@@ -439,7 +440,7 @@ def _deepspeed_world(flags: LauncherFlags, command: Command) -> tuple[Setting | 
     return None, "deepspeed without --num_gpus uses every GPU of each host"
 
 
-class Places(NamedTuple):
+class Places(Record):
     """Where the paths a script names are looked up: its own folder, the repository root, the
     current directory (in that order, so the result never depends on where grpo-lint starts)."""
 
@@ -466,7 +467,7 @@ class Places(NamedTuple):
         return self._replace(workdir=os.path.normpath(os.path.join(self.workdir or "", directory)))
 
 
-class Outside(NamedTuple):
+class Outside(Record):
     """A file a script names that exists, but outside the linted tree: it is not opened."""
 
     path: Path

@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.launch.commands import Launch, Outside, Places, find_file, recognise, resolve_file
 from grpo_lint.plan import Setting
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.shell import Command, Script, Word, parse
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
 
-class Run(NamedTuple):
+class Run(Record):
     """One training command of a script, as the Document its program will see."""
 
     launch: Launch

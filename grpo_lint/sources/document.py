@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.plan import Setting
@@ -84,7 +85,7 @@ class Document:
         return {key: entry.value for key, entry in self.entries.items()}
 
 
-class ReadProblem(NamedTuple):
+class ReadProblem(Record):
     """Why a file could not be read as a config (reported as GRPO001)."""
 
     message: str

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 
 _INT_UNSIGNED = r"(?:0|[1-9](?:_?[0-9])*)"
 _POINT_FLOAT = rf"(?:{_INT_UNSIGNED}\.|{_INT_UNSIGNED}?\.[0-9](?:_?[0-9])*)"
@@ -60,7 +60,7 @@ _MAX_DEPTH = 64  # nesting of [ { ( in one value; deeper is refused rather than 
 TOO_DEEP = f"the value nests deeper than {_MAX_DEPTH} levels, which grpo-lint does not check"
 
 
-class Token(NamedTuple):
+class Token(Record):
     kind: str
     text: str
     start: int  # offset in the value

@@ -9,10 +9,11 @@ Override values follow Hydra's grammar closely enough for the keys a linter read
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Entry
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.shell import Word
@@ -22,7 +23,7 @@ _INT = lazy(r"^[+-]?\d+(_\d+)*$")
 _FLOAT = lazy(r"^[+-]?((\d+(_\d+)*)?\.\d+|\d+(_\d+)*\.?)([eE][+-]?\d+)?$|^[+-]?(inf|nan)$", re.IGNORECASE)
 
 
-class Overrides(NamedTuple):
+class Overrides(Record):
     entries: dict[str, Entry]  # by dotted path; Entry.key is the path as written, prefix included
     prefixes: dict[str, str]  # path -> "", "+", "++" or "~"
     unresolved: dict[str, Word]  # path -> the word whose variables are not known
@@ -37,7 +38,7 @@ _VALUE_FLAGS = frozenset({"--cfg", "-c", "--package", "-p", "--experimental-reru
 _CONFIG_FLAGS = frozenset({"--config-name", "-cn", "--config-path", "-cp", "--config-dir", "-cd"})
 
 
-class HydraContext(NamedTuple):
+class HydraContext(Record):
     """What a verl Document carries besides its entries."""
 
     prefixes: dict[str, str]  # path -> "", "+", "++" or "~" (command-line overrides only)

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from typing import NamedTuple
+
+from grpo_lint.records import Record
 
 
-class Cell(NamedTuple):
+class Cell(Record):
     number: int  # 1-based, over every cell of the notebook
     source: str  # as written
     first_line: int  # the line of the joined Python text where this cell starts (1-based)

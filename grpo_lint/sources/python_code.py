@@ -26,10 +26,11 @@ import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Entry, ReadProblem
 from grpo_lint.sources.numbers import bounded
 from grpo_lint.sources.python_index import (
@@ -97,7 +98,7 @@ _TRAINING_CALLS = frozenset({"backward", "train", "step", "zero_grad", "train_ep
 _MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_training"})
 
 
-class ConfigCall(NamedTuple):
+class ConfigCall(Record):
     """A `GRPOConfig(...)` call: its literal keyword arguments as entries."""
 
     span: Span
@@ -109,7 +110,7 @@ class ConfigCall(NamedTuple):
     unknown_entries: dict[str, Entry] | None = None
 
 
-class Seed(NamedTuple):
+class Seed(Record):
     """A seed of the global random streams, or a call of a seeding helper (`direct` False)."""
 
     name: str  # as written: torch.manual_seed, set_seed, setup_seed
@@ -129,7 +130,7 @@ class Seed(NamedTuple):
     stream: str = ""
 
 
-class RandomUse(NamedTuple):
+class RandomUse(Record):
     scope: int
     order: int
     what: str
@@ -139,7 +140,7 @@ class RandomUse(NamedTuple):
     stream: str = ""
 
 
-class Function(NamedTuple):
+class Function(Record):
     scope: int
     name: str
     class_name: str
@@ -149,7 +150,7 @@ class Function(NamedTuple):
     trains: bool = False  # calls a training step (backward, step, train) or builds a trainer
 
 
-class SamplerCall(NamedTuple):
+class SamplerCall(Record):
     name: str
     span: Span
     seed: str | None  # the seed expression as written; None when missing
@@ -160,7 +161,7 @@ class SamplerCall(NamedTuple):
     forwards: bool = False  # the function passes its own parameters to the sampler (a library helper)
 
 
-class RequestSeed(NamedTuple):
+class RequestSeed(Record):
     """A seed set on a per-request sampling config from the run's config: the same on every request."""
 
     span: Span
@@ -168,7 +169,7 @@ class RequestSeed(NamedTuple):
     scope: int
 
 
-class TrainerClass(NamedTuple):
+class TrainerClass(Record):
     """A class that generates a group's completions: a subclass of a GRPO trainer, or one that calls
     generate itself, and how its construction seeds."""
 
@@ -179,7 +180,7 @@ class TrainerClass(NamedTuple):
     generates: bool
 
 
-class PythonFile(NamedTuple):
+class PythonFile(Record):
     path: str
     text: str
     configs: list[ConfigCall]
@@ -194,7 +195,7 @@ class PythonFile(NamedTuple):
     index: PythonIndex | None = None
     helpers: tuple[Seed, ...] = ()  # calls of seeding helpers (direct False), resolved by the rules
     random_uses: tuple[RandomUse, ...] = ()
-    functions: dict[int, Function] = {}  # noqa: RUF012 - a NamedTuple default, never mutated
+    functions: dict[int, Function] = {}  # noqa: RUF012 - a record default, never mutated
     request_seeds: tuple[RequestSeed, ...] = ()
     trainers: tuple[TrainerClass, ...] = ()
     deleted_inits: frozenset[str] = frozenset()  # `del Base.__init__`: that class's construction is skipped

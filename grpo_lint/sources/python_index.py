@@ -11,44 +11,46 @@ repository's modules with them.
 from __future__ import annotations
 
 import ast
-from typing import Any, NamedTuple
+from typing import Any
+
+from grpo_lint.records import Record
 
 PARSERS = frozenset({"HfArgumentParser", "TrlParser"})
 
 
-class Field(NamedTuple):
+class Field(Record):
     name: str
     annotation: str
     default: Any  # a literal default, else None
 
 
-class ClassFacts(NamedTuple):
+class ClassFacts(Record):
     name: str
     bases: tuple[str, ...]  # dotted names as written: `trl.GRPOConfig`, `GRPOConfig`
     fields: tuple[Field, ...]
     line: int
 
 
-class Imported(NamedTuple):
+class Imported(Record):
     module: str  # `trl`, `open_r1.trainer`, `` (for `from . import x`)
     name: str | None  # the imported name (`GRPOConfig`); None for `import module`
     level: int  # relative-import dots
 
 
-class ParserCall(NamedTuple):
+class ParserCall(Record):
     callee: str  # TrlParser, HfArgumentParser
     classes: tuple[str, ...]  # the argument classes as written (dotted)
     line: int
     text: str  # the call as written, shortened
 
 
-class HydraApp(NamedTuple):
+class HydraApp(Record):
     config_path: str | None
     config_name: str | None
     line: int
 
 
-class PythonIndex(NamedTuple):
+class PythonIndex(Record):
     imports: dict[str, Imported]  # local name -> what it is
     classes: dict[str, ClassFacts]
     parsers: tuple[ParserCall, ...]

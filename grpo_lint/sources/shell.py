@@ -17,10 +17,10 @@ Every loop is bounded: expansions nest at most `_MAX_NESTING` deep, a variable's
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 
 _NAME = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = lazy(r"^([A-Za-z_][A-Za-z0-9_]*)(\+?)=(.*)$", re.S)
@@ -40,7 +40,7 @@ _MAX_ARRAY = 4_096  # elements of one array
 _MAX_EXPANDED = 4_000_000  # characters all expansions of one script may produce; beyond, values are unknown
 
 
-class Word(NamedTuple):
+class Word(Record):
     text: str  # after quote removal and the expansions that are known
     span: Span
     unknown: tuple[str, ...] = ()  # what could not be expanded: variable names, "$(...)", "$1", ...
@@ -51,7 +51,7 @@ class Word(NamedTuple):
         return not self.unknown
 
 
-class Command(NamedTuple):
+class Command(Record):
     words: tuple[Word, ...]
     env: dict[str, Word]  # exported variables of the script plus this command's VAR=value prefixes
     prefixes: tuple[tuple[str, Word], ...]  # the VAR=value words written before the command
@@ -67,7 +67,7 @@ class Command(NamedTuple):
         return any(arms.get(block, arm) != arm for block, arm in other.branch)
 
 
-class CutOff(NamedTuple):
+class CutOff(Record):
     """A comment that ended a continued command: the words after it no longer belong to it (GRPO501)."""
 
     comment: Span
@@ -75,7 +75,7 @@ class CutOff(NamedTuple):
     lost: tuple[Word, ...]
 
 
-class Script(NamedTuple):
+class Script(Record):
     path: str
     text: str
     commands: list[Command]

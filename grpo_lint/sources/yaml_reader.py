@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -172,6 +171,8 @@ def _yaml_problem(exc: yaml.MarkedYAMLError, text: str) -> ReadProblem:
 
 def _parse_json(text: str, path: str) -> Document | ReadProblem | None:
     """JSON that PyYAML rejects (tabs, some escapes): parse it with json and locate keys by text."""
+    import json  # only for JSON PyYAML rejects: not on the start of a YAML lint
+
     try:
         value = json.loads(text, parse_int=integer)
     except json.JSONDecodeError as exc:
@@ -188,6 +189,8 @@ def _parse_json(text: str, path: str) -> Document | ReadProblem | None:
 
 
 def _find_json_key(text: str, key: str) -> Span:
+    import json
+
     match = re.search(re.escape(json.dumps(key)) + r"\s*:", text)
     if match is None:
         return Span.point(1, 1)

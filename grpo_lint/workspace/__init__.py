@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
+from grpo_lint.records import Record
 from grpo_lint.workspace.files import SUFFIXES, git_files, lintable, walk_files
 from grpo_lint.workspace.root import find_root
 
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
 
 
-class Candidate(NamedTuple):
+class Candidate(Record):
     path: Path
     display: str
     explicit: bool  # named on the command line (or by git for --changed-since), not found by a walk

@@ -12,10 +12,11 @@ the union here is what any script of the repository may accept, for configs no l
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from grpo_lint.limits import MAX_PYTHON_BYTES
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.python_index import Field, index
 from grpo_lint.sources.reading import read_file
@@ -33,7 +34,7 @@ _ARGUMENT_BASES = frozenset({
 })  # fmt: skip
 
 
-class Defined(NamedTuple):
+class Defined(Record):
     """A field the repository defines, and where."""
 
     field: Field

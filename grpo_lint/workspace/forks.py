@@ -5,7 +5,6 @@ own sources give the keys, so the repository is linted against the code it actua
 
 from __future__ import annotations
 
-import ast
 import re
 from pathlib import Path
 from typing import Any
@@ -165,6 +164,8 @@ def _argparse_defaults(path: Path) -> dict[str, Any]:
 
 def _dataclass_fields(path: Path) -> dict[str, Any]:
     """Annotated class attributes of every class in the file: name -> default (None when absent)."""
+    import ast  # only for a vendored copy of a framework (a plain lint of one file never needs it)
+
     text = _read(path)
     if not text:
         return {}

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from grpo_lint.limits import MAX_PYTHON_BYTES
+from grpo_lint.records import Record
 from grpo_lint.sources.python_index import Imported, PythonIndex
 
 if TYPE_CHECKING:
@@ -31,13 +32,13 @@ _TRL_CONFIGS = frozenset({"GRPOConfig"})
 _TRL_TRAINERS = frozenset({"GRPOTrainer"})
 
 
-class ClassRef(NamedTuple):
+class ClassRef(Record):
     file: str | None  # the repository file that defines it; None for a class of an installed package
     module: str  # the package module it comes from (for an installed package)
     name: str
 
 
-class Program(NamedTuple):
+class Program(Record):
     """What a training script shows about the run it starts."""
 
     parser: str | None  # `grpo.py:38 TrlParser((ScriptArguments, GRPOConfig, ModelConfig))`, None: no parser

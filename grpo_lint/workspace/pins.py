@@ -18,15 +18,15 @@ between the release below it and the release it leads to; a git commit names no 
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from packaging.version import InvalidVersion, Version
 
 from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.reading import read_file
@@ -70,7 +70,7 @@ _LOCK_ENTRY = lazy(r'^name\s*=\s*"([A-Za-z0-9._-]+)"\s*\nversion\s*=\s*"([^"]+)"
 DEPENDENCY, INSTALL, DOCS = 0, 1, 2
 
 
-class Pin(NamedTuple):
+class Pin(Record):
     framework: str
     version: Version | None  # the release it selects: the pinned one, or the newest known it allows
     provenance: str  # `requirements.txt:4 trl==0.15.2`
@@ -457,6 +457,8 @@ def _python_script(text: str) -> Lines:
 
 def _setup_py(text: str) -> Lines:
     """Every string constant that reads as a requirement (open-r1 keeps them in a `_deps` list)."""
+    import ast  # only where a setup.py is read
+
     return [
         (node.lineno, node.value, DEPENDENCY)
         for node in ast.walk(ast.parse(text))

@@ -8,7 +8,7 @@ DeepSpeed batch check (reference verl-openrlhf-launchers.md section 2.2-2.4) go 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import Version
 
@@ -17,6 +17,7 @@ from grpo_lint.frameworks.openrlhf.fields import DOTTED_SINCE, openrlhf_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document
 from grpo_lint.versions import Target
 
@@ -61,7 +62,7 @@ GROUP_ESTIMATORS = (
 RELATIVE_ESTIMATORS = frozenset({"rloo", "reinforce_baseline", "group_norm", "dr_grpo"})
 
 
-class OpenRLHFRun(NamedTuple):
+class OpenRLHFRun(Record):
     estimator: str
     n: int
     rollout_batch_size: int

@@ -7,7 +7,7 @@ default of the targeted release (interpolations followed). The numbers verl's ow
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from packaging.version import Version
 
@@ -18,6 +18,7 @@ from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import KeyFinding, RunPlan, Setting
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.sources.hydra_overrides import HydraContext
 from grpo_lint.versions import Target
@@ -54,7 +55,7 @@ CANONICAL = {
 }
 
 
-class VerlRun(NamedTuple):
+class VerlRun(Record):
     """verl's batch arithmetic for one run, from the resolved values."""
 
     flavour: str  # "fsdp" or "megatron" (the base config)
