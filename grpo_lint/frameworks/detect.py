@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from functools import cache
-from typing import NamedTuple
 
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document
 
 # Keys that only make sense in a GRPO run (either framework).
@@ -20,18 +20,18 @@ MEGATRON_KEYS = frozenset({"micro_batch_size", "global_batch_size", "train_iters
 ACCELERATE_KEYS = frozenset({"distributed_type", "compute_environment"})
 
 
-class Detection(NamedTuple):
+class Detection(Record):
     framework: str | None
     reason: str
 
 
 @cache
 def _only_keys() -> tuple[frozenset[str], frozenset[str]]:
-    from grpo_lint.frameworks.swift.fields import swift_table
+    from grpo_lint.frameworks.swift.fields import swift_names
     from grpo_lint.frameworks.trl.fields import trl_table
 
     trl = frozenset(trl_table().specs) | {"env"}
-    swift = frozenset(swift_table().specs) | {"ENV"}
+    swift = swift_names()
     return trl - swift, swift - trl
 
 

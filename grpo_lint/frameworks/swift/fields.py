@@ -132,6 +132,15 @@ ARGS_JSON_KEYS = (
 
 
 @cache
+def swift_names() -> frozenset[str]:
+    """The argument names `swift_table()` holds, read without building a spec for each: telling a TRL
+    config from an ms-swift one needs only the names, and a TRL lint then never builds ms-swift's table."""
+    trainer = load("training_arguments")
+    history = (name for name in load("swift_history") if name not in trainer)
+    return frozenset(load("swift_arguments")).union(CONFIG_FILE_KEYS, (spec.name for spec in _REMOVED), history)
+
+
+@cache
 def swift_table() -> FieldTable:
     specs = table_from_kinds(load("swift_arguments"))
     specs["ENV"] = FieldSpec("ENV", "dict", since="4.1.0")
