@@ -20,12 +20,12 @@ The environment keeps git from prompting, paging or writing the index opportunis
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import read_file
+from grpo_lint.workspace.process import run
 
 # Settings that name commands git would run for these calls, each switched off. (An empty
 # core.fsmonitor means "off" both for git before 2.36, where it is a hook path, and after, a boolean.)
@@ -51,23 +51,17 @@ def _environment() -> dict[str, str]:
 
 def git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> bytes:
     """git's standard output for `args` (fixed words of grpo-lint's, never text from the repository in
-    an option's place), run with the repository's commands switched off."""
+    an option's place), run in `cwd` with the repository's commands switched off."""
     command = ["git", "--no-pager"]
+    if cwd is not None:
+        command += ["-C", os.path.abspath(cwd)]  # absolute: a folder named `-x` never reads as an option
     for setting in _OFF:
         command += ["-c", setting]
     try:
-        done = subprocess.run(
-            [*command, *args],
-            cwd=cwd,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            timeout=timeout,
-            check=False,
-            env=_environment(),
-        )
+        done = run([*command, *args], _environment(), timeout)
     except FileNotFoundError:
         raise GitError("git is not on PATH") from None
-    except subprocess.TimeoutExpired:
+    except TimeoutError:
         raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from None
     except OSError as exc:
         raise GitError(f"git could not be started: {exc}") from None

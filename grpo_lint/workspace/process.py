@@ -1,0 +1,121 @@
+"""Run a program to its end and collect what it prints: the only way grpo-lint starts one (git).
+
+On POSIX this is `os.posix_spawnp` and a `poll` loop rather than `subprocess`: importing subprocess
+(with threading, signal, selectors and locale) costs a cold `grpo-lint one.yaml` about 5 ms, more
+than the `git ls-files` it would run on a small repository, and start-up is what a pre-commit hook
+pays on every commit. Elsewhere (Windows), and where the standard descriptors are not all open,
+subprocess runs it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Mapping
+
+from grpo_lint.records import Record
+
+
+class Finished(Record):
+    """A program's exit code and everything it wrote to its standard output and error."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+
+
+def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
+    """`command` (its first word looked up on PATH) with no standard input, until it exits.
+
+    Raises FileNotFoundError when the program is not found, TimeoutError when it has not finished
+    within `timeout` seconds (it is then killed), and OSError when it cannot be started.
+    """
+    if not hasattr(os, "posix_spawnp"):
+        return _run_subprocess(command, env, timeout)
+    import select
+
+    deadline = time.monotonic() + timeout
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    null = os.open(os.devnull, os.O_RDONLY)
+    if min(out_write, err_write, null) <= 2:  # a standard descriptor was closed: dup2 onto itself would fail
+        for fd in (out_read, out_write, err_read, err_write, null):
+            os.close(fd)
+        return _run_subprocess(command, env, timeout)
+    try:
+        # The pipes are not inheritable: the child keeps only the copies dup2 puts on 0, 1 and 2.
+        actions = [
+            (os.POSIX_SPAWN_DUP2, null, 0),
+            (os.POSIX_SPAWN_DUP2, out_write, 1),
+            (os.POSIX_SPAWN_DUP2, err_write, 2),
+        ]
+        pid = os.posix_spawnp(command[0], command, dict(env), file_actions=actions)
+    except BaseException:
+        os.close(out_read)
+        os.close(err_read)
+        raise
+    finally:
+        for fd in (out_write, err_write, null):
+            os.close(fd)
+    chunks: dict[int, list[bytes]] = {out_read: [], err_read: []}
+    try:
+        poller = select.poll()
+        for fd in chunks:
+            poller.register(fd, select.POLLIN)
+        still_open = len(chunks)
+        while still_open:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{command[0]} did not finish within {timeout:g} s")
+            for fd, _event in poller.poll(int(left * 1000) + 1):
+                data = os.read(fd, 65536)
+                if data:
+                    chunks[fd].append(data)
+                else:
+                    poller.unregister(fd)
+                    still_open -= 1
+        returncode = _wait(pid, deadline, command[0], timeout)
+    except BaseException:
+        _kill(pid)
+        raise
+    finally:
+        os.close(out_read)
+        os.close(err_read)
+    return Finished(returncode, b"".join(chunks[out_read]), b"".join(chunks[err_read]))
+
+
+def _wait(pid: int, deadline: float, name: str, timeout: float) -> int:
+    """The exit code of a child that has closed its outputs (so it is ending), waited for up to `deadline`."""
+    pause = 0.0005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"{name} did not finish within {timeout:g} s")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
+
+
+def _kill(pid: int) -> None:
+    import signal
+
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return  # already reaped
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+
+
+def _run_subprocess(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            command, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout, check=False, env=dict(env)
+        )
+    except subprocess.TimeoutExpired:
+        raise TimeoutError(f"{command[0]} did not finish within {timeout:g} s") from None
+    return Finished(done.returncode, done.stdout, done.stderr)
