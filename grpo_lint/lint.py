@@ -371,13 +371,18 @@ def lint_python(
 ) -> FileResult:
     """GRPOConfig(...) calls like config files, and the seeding rules. `framework_source`: the file is part
     of a framework's own code (a copy in the repository): only the code rules judge it."""
+    from grpo_lint.sources.python_needles import not_worth_parsing
+
+    modules = workspace.modules if workspace is not None else None
+    relative = modules.relative(display) if modules is not None else None
+    if not explicit:
+        # the byte-level test, on the path the reader would judge as a test's: most files are never parsed
+        reason = not_worth_parsing(text, relative if modules is not None and relative is not None else display)
+        if reason is not None:
+            return FileResult(display, "skipped", note=reason)
     from grpo_lint.checks.code import check_code
     from grpo_lint.sources.python_code import read
 
-    if not explicit and not wanted(text):
-        return FileResult(display, "skipped", note=_NOT_PARSED)  # the byte-level test: not even parsed
-    modules = workspace.modules if workspace is not None else None
-    relative = modules.relative(display) if modules is not None else None
     code = modules.code(relative, text) if modules is not None and relative is not None else None
     if code is None:
         code = read(text, display)
@@ -407,16 +412,7 @@ def lint_python(
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
 
 
-# What a Python file must contain for a rule to have anything to say about it: GRPO code (a GRPOConfig call, a
-# GRPO trainer that may skip its seeding), seeding or a sampler. A file without any of these is not even parsed.
-_PYTHON_NEEDLES = ("GRPO", "seed", "Sampler")
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
-_NOT_PARSED = "not parsed: it mentions no GRPO, seed or Sampler"
-
-
-def wanted(text: str) -> bool:
-    """Whether a Python text holds anything a rule reads (a byte-level test, before any parsing)."""
-    return any(needle in text for needle in _PYTHON_NEEDLES)
 
 
 def lint_notebook(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:

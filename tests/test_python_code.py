@@ -192,3 +192,48 @@ def test_the_libraries_set_seed_in_code_that_never_samples_is_their_trainers_own
     assert found(sft.replace("set_seed(args.seed)", "torch.manual_seed(1337)")) == [("GRPO301", 4)]
     # Where the code samples, the same call gives every rank the same completions.
     assert found(sft + SAMPLES) == [("GRPO301", 4)]
+
+
+_TRICKY = (
+    "import os\r\nfrom trl import TrlParser, GRPOConfig\r\n\x0c\r\n"
+    "parser = TrlParser((ScriptArguments,\r\n    GRPOConfig))  # 'é' before: byte offsets\r\n"
+    "x = f'{os.environ[\"RANK\"]}'; torch.manual_seed(42 + int(os.environ['RANK']))\n"
+    "class T(GRPOTrainer):\n    def step(self):\n        set_seed(self.args.seed)\n        self.generate()\n"
+)
+
+
+def _sources() -> list[tuple[str, str]]:
+    from pathlib import Path
+
+    import grpo_lint
+
+    package = Path(grpo_lint.__file__).parent
+    names = ("sources/python_code.py", "engine.py", "lint.py", "workspace/modules.py", "checks/code.py")
+    texts = [(name, (package / name).read_text(encoding="utf-8")) for name in names]
+    return [*texts, ("tricky.py", _TRICKY)]
+
+
+def test_the_fast_traversal_reads_what_ast_nodevisitor_reads():
+    """The visitor's own dispatch and child walk (skipping expression contexts) give the result that
+    ast.NodeVisitor's generic traversal gives, on grpo-lint's own sources and a file of odd line breaks."""
+    import ast
+
+    from grpo_lint.sources import python_code
+    from grpo_lint.sources.python_syntax import parse
+
+    class Reference(python_code._Visitor):
+        visit = ast.NodeVisitor.visit
+        generic_visit = ast.NodeVisitor.generic_visit
+
+    for path, text in _sources():
+        tree = parse(text, filename=path)
+        fast, slow = python_code._Visitor(text), Reference(text)
+        fast.visit(tree)
+        slow.visit(tree)
+        assert fast.result(path) == slow.result(path), path
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                ours, theirs = fast._segment(node), ast.get_source_segment(text, node)
+                assert ours.split() == theirs.split(), (path, node.lineno)  # line ends aside
+    (parser,) = python_code.read(_TRICKY, "tricky.py").index.parsers
+    assert parser.text == "TrlParser((ScriptArguments, GRPOConfig))"

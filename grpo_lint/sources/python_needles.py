@@ -1,0 +1,50 @@
+"""Which Python files are worth parsing: a byte-level test of the words every rule needs to see.
+
+Parsing is most of what a repository's lint costs (a large trainer module takes longer to parse than a
+whole folder of YAML), so a file is parsed only when some rule could report on it:
+
+- a GRPO name: a `GRPOConfig(...)` call is linted like a config, a GRPO trainer class may skip its seeding;
+- a sampler (`DistributedSampler`, TRL's `RepeatSampler`): GRPO303 and GRPO305;
+- a seed in code that runs on several processes or in a trainer class: GRPO301, GRPO302 and GRPO203
+  report a seed only where `distributed` holds (one of the names, strings or modules below) or inside a
+  trainer subclass (a base whose name holds `Trainer` or `GRPO`).
+
+A test file (by its path) is read for its GRPOConfig calls only: the seeding rules leave tests alone, since
+a test seeds on purpose. grpo_lint.sources.python_code decides `distributed` and `is_test` from the same
+lists, after parsing; this test only ever lets through more than the rules read.
+"""
+
+from __future__ import annotations
+
+DISTRIBUTED_NAMES = frozenset({
+    "init_process_group", "Accelerator", "DistributedDataParallel", "DDP", "DistributedSampler",
+    "get_rank", "get_world_size", "PartialState", "initialize",
+})  # fmt: skip
+DISTRIBUTED_STRINGS = frozenset({"LOCAL_RANK", "RANK", "WORLD_SIZE"})
+DISTRIBUTED_MODULES = ("accelerate", "torch.distributed", "deepspeed")
+SAMPLERS = ("DistributedSampler", "RepeatSampler", "RepeatRandomSampler")
+# Where a seed can matter: any of these words in the text (a base class named *Trainer, or a sign of
+# several processes). "RANK" covers "LOCAL_RANK".
+_SEED_CONTEXT = ("Trainer", "RANK", "WORLD_SIZE", *DISTRIBUTED_NAMES, *DISTRIBUTED_MODULES)
+
+
+def is_test_path(path: str) -> bool:
+    """A test module by its name or folder (`test_x.py`, `x_test.py`, `tests/...`)."""
+    normal = "/" + path.replace("\\", "/")
+    name = normal.rsplit("/", 1)[-1]
+    return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in normal
+
+
+def not_worth_parsing(text: str, path: str) -> str | None:
+    """Why no rule could report on this Python file (it is then not parsed), or None to parse it."""
+    if "GRPO" in text:
+        return None
+    if is_test_path(path):
+        return "not parsed: a test file that names nothing GRPO (tests are read for GRPOConfig calls only)"
+    if "Sampler" in text:
+        return None
+    if "seed" not in text:
+        return "not parsed: it names nothing GRPO, no sampler and no seed"
+    if any(word in text for word in _SEED_CONTEXT):
+        return None
+    return "not parsed: its seeds run in one process outside any trainer (no GRPO name, sampler or sign of ranks)"
