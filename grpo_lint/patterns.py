@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
+_METHODS = ("findall", "finditer", "fullmatch", "match", "search", "split", "sub", "subn")
+
 
 class _Lazy:
-    __slots__ = ("_compiled", "_flags", "_pattern")
+    __slots__ = ("_compiled", "_flags", "_pattern", *_METHODS)
 
     def __init__(self, pattern: str | bytes, flags: int) -> None:
         self._pattern = pattern
@@ -21,9 +23,15 @@ class _Lazy:
         self._compiled: re.Pattern[Any] | None = None
 
     def __getattr__(self, name: str) -> Any:
+        # Called only while a name is unset: the first use compiles the pattern and keeps its methods
+        # here, so that every later `.match` is a plain attribute look-up (hot patterns run per word).
+        if name.startswith("_"):
+            raise AttributeError(name)
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = re.compile(self._pattern, self._flags)
+            for method in _METHODS:
+                setattr(self, method, getattr(compiled, method))
         return getattr(compiled, name)
 
 
