@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from grpo_lint.engine import lint_text
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 
 KEYS = st.sampled_from([
     "num_generations", "per_device_train_batch_size", "gradient_accumulation_steps", "temperature",
@@ -77,3 +78,30 @@ def test_arbitrary_launch_scripts_never_crash(words, noise):
 def test_arbitrary_python_never_crashes(text):
     lint_text(text, "train.py", Options(), kind="python")
     lint_text("GRPOConfig(" + text + ")\n", "train.py", Options(), kind="python")
+
+
+_NEVER = lazy(r"(?!)")  # matches nothing
+
+
+@FAST
+@given(
+    st.lists(
+        SHELL_WORDS | st.sampled_from(["A=(x y)", "B+=(z)", "[[", "]]", "10>", "a#b", "x\\", "{", "}"]), max_size=40
+    ),
+    st.sampled_from([" ", "", "\t", "\\\n", "\r\n"]),
+    st.text(alphabet=" \t\n;&|()<>'\"$`\\=#abc-_.0", max_size=40),
+)
+def test_the_plain_word_shortcut_reads_what_the_full_scanner_reads(words, separator, noise):
+    """The shell reader takes a word of plain characters in one match: every script reads the same with
+    that shortcut switched off."""
+    import grpo_lint.sources.shell as shell
+
+    text = separator.join(words) + noise
+    fast = shell.parse(text, "run.sh")
+    saved = shell._SIMPLE_WORD
+    shell._SIMPLE_WORD = _NEVER
+    try:
+        slow = shell.parse(text, "run.sh")
+    finally:
+        shell._SIMPLE_WORD = saved
+    assert fast == slow

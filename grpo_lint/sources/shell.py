@@ -102,7 +102,7 @@ def _split_fields(pieces: list[tuple[str, bool]]) -> list[str]:
         pieces = [(text.replace(_NOTHING, ""), split) for text, split in pieces if text != _NOTHING]
         if not pieces:
             return []
-    if not any(_SEP in text or (split and any(c in " \t\n" for c in text)) for text, split in pieces):
+    if not any(_SEP in text or (split and (" " in text or "\t" in text or "\n" in text)) for text, split in pieces):
         joined = "".join(text for text, _ in pieces)
         return [joined] if joined or not all(split for _, split in pieces) else []
     fields: list[str] = []
@@ -304,6 +304,9 @@ def _unique(names: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+# A word of plain characters only, and what may follow it for it to be a whole word (not `(`: `A=(x)`).
+_SIMPLE_WORD = lazy(r"[^ \t\r\n;&|()<>'\"$`\\]+")
+_SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)<>")
 _PLAIN_ENDS: dict[str, re.Pattern[str]] = {}  # compiled on first use, one per set of stop characters
 _BLANKS = lazy(r"[ \t\r]+")
 _QUOTED_END = lazy(r'["\\$`]')  # what ends a run of plain characters inside double quotes
@@ -628,6 +631,19 @@ class _Lexer:
 
     def word(self) -> None:
         start = self.pos()
+        simple = _SIMPLE_WORD.match(self.text, self.i)
+        if simple is not None:
+            # Most words are plain text (`--lr`, `1e-6`, `train.py`): one match gives the word as scan()
+            # would, without its per-piece bookkeeping. `NAME=(` is an array and goes the long way.
+            end = simple.end()
+            if end == len(self.text) or self.text[end] in _SIMPLE_FOLLOW:
+                self.i = end
+                self.col += end - simple.start()
+                if self.skip_next:
+                    self.skip_next = False
+                    return
+                self.add_word(Word(simple.group(), self.span_from(start), ()))
+                return
         unknown: list[str] = []
         assignment = _NAME.match(self.text, self.i)
         if assignment and self.text.startswith(("=(", "+=("), assignment.end()) and not self.in_test:
