@@ -307,9 +307,22 @@ def _unique(names: list[str]) -> tuple[str, ...]:
 # A word of plain characters only, and what may follow it for it to be a whole word (not `(`: `A=(x)`).
 _SIMPLE_WORD = lazy(r"[^ \t\r\n;&|()<>'\"$`\\]+")
 _SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)<>")
+_BRACED_STOP = lazy(r"""[\\'"$}]""")  # what braced_text() looks at inside `${...}`
+_SINGLE_QUOTED_STOP = lazy(r"'")
+_DOUBLE_QUOTED_STOP = lazy(r'["\\]')
 _PLAIN_ENDS: dict[str, re.Pattern[str]] = {}  # compiled on first use, one per set of stop characters
 _BLANKS = lazy(r"[ \t\r]+")
 _QUOTED_END = lazy(r'["\\$`]')  # what ends a run of plain characters inside double quotes
+
+
+def _balanced_stop(opening: str, closing: str) -> re.Pattern[str]:
+    """What skip_balanced() looks at: an escape, the brackets, and quotes inside `$(...)`."""
+    key = "B" + opening + closing
+    pattern = _PLAIN_ENDS.get(key)
+    if pattern is None:
+        quotes = "'\"" if opening == "(" else ""
+        pattern = _PLAIN_ENDS[key] = re.compile("[" + re.escape("\\" + opening + closing + quotes) + "]")
+    return pattern
 
 
 def _plain_end(stop: str) -> re.Pattern[str]:
@@ -472,8 +485,13 @@ class _Lexer:
 
     def skip_quoted(self, quote: str) -> None:
         self.advance()
+        stop = _SINGLE_QUOTED_STOP if quote == "'" else _DOUBLE_QUOTED_STOP
         while self.i < len(self.text) and self.peek() != quote:
-            self.advance(2 if quote == '"' and self.peek() == "\\" else 1)
+            if quote == '"' and self.peek() == "\\":
+                self.advance(2)
+                continue
+            found = stop.search(self.text, self.i + 1)  # to the closing quote or an escape, in one step
+            self.advance((found.start() if found is not None else len(self.text)) - self.i)
         self.advance()
 
     def skip_balanced(self, opening: str, closing: str) -> None:
@@ -486,6 +504,10 @@ class _Lexer:
                 continue
             if char in "'\"" and opening == "(":
                 self.skip_quoted(char)
+                continue
+            if char != opening and char != closing:  # plain characters up to the next one that matters
+                found = _balanced_stop(opening, closing).search(self.text, self.i + 1)
+                self.advance((found.start() if found is not None else len(self.text)) - self.i)
                 continue
             self.advance()
             if char == opening:
@@ -773,8 +795,9 @@ class _Lexer:
                     self.advance()
                     return inner
                 self.advance()
-            else:
-                self.advance()
+            else:  # plain characters up to the next one that matters, in one step
+                found = _BRACED_STOP.search(self.text, self.i + 1)
+                self.advance((found.start() if found is not None else len(self.text)) - self.i)
         return self.text[begin : self.i]
 
     def braced(self, inner: str, unknown: list[str], quoted: bool) -> list[tuple[str, bool]]:
