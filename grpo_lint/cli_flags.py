@@ -110,6 +110,12 @@ FLAGS: tuple[Flag, ...] = (
         "file",
         "Settings file (pyproject.toml with [tool.grpo-lint], or .grpo-lint.toml). Default: the nearest one.",
     ),
+    Flag(
+        ("-j", "--jobs"),
+        "jobs",
+        "int",
+        "Processes that parse Python files at once. Default: one per CPU; 1: this process alone.",
+    ),
     Flag(("--isolated",), "isolated", "flag", "Ignore every settings file."),
     Flag(("--force-exclude",), "force_exclude", "flag", "Apply `exclude` to files named on the command line too."),
     Flag(

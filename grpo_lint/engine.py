@@ -47,6 +47,8 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
+    if options.jobs != 1:
+        _parse_python_ahead(candidates, kinds, workspace, options)
     results: dict[int, FileResult] = {}
     linked: dict[str, str] = {}
     for index, candidate in enumerate(candidates):
@@ -75,6 +77,35 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
     return Report(files, workspace)
+
+
+def _parse_python_ahead(candidates: list[Candidate], kinds: list[str], workspace: Workspace, options: Options) -> None:
+    """Parse the Python files this run will parse on several processes first (grpo_lint.sources.parallel):
+    the same files, read the same way, that lint_python then finds in the workspace's cache."""
+    from grpo_lint.sources import parallel, yaml_reader
+    from grpo_lint.sources.python_needles import not_worth_parsing
+
+    count = parallel.processes(options.jobs)
+    if count == 1:
+        return
+    modules = workspace.modules
+    files: list[tuple[str, str]] = []
+    for candidate, kind in zip(candidates, kinds, strict=True):
+        if kind != "python":
+            continue
+        reason = _not_a_config(candidate, workspace, options)
+        if reason is not None and workspace.fork_containing(candidate.path) is None:
+            continue  # not linted at all
+        relative = modules.relative(candidate.display)
+        if relative is None:
+            continue
+        data = yaml_reader.read_bytes(candidate.path)
+        text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+        if isinstance(text, ReadProblem) or (not candidate.explicit and not_worth_parsing(text, relative)):
+            continue
+        files.append((relative, text))
+    for relative, code in parallel.read_many(files, count).items():
+        modules.add(relative, code)
 
 
 def _one_release_per_premise(

@@ -43,3 +43,4 @@ class Options(Record):
     force_exclude: bool = False  # apply `exclude` to files named on the command line too
     only_configs: bool = False  # named files that are not GRPO configs are skipped, as in a walk
     accelerate: Setting | None = None  # world size from an accelerate config (--accelerate-config)
+    jobs: int = 1  # processes that parse Python files (grpo_lint.sources.parallel); 0: one per CPU

@@ -81,6 +81,10 @@ class Modules:
             self._codes[relative] = None if isinstance(found, ReadProblem) else found
         return self._codes[relative]
 
+    def add(self, relative: str, code: PythonFile) -> None:
+        """A module read elsewhere (grpo_lint.sources.parallel) from the text `code()` would have read."""
+        self._codes.setdefault(relative, code)
+
     def mentions(self, needle: bytes) -> bool:
         """Whether any Python file of the repository holds `needle` (a byte search, once per needle)."""
         if needle not in self._mentions:

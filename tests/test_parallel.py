@@ -1,0 +1,117 @@
+"""Python files parsed on several processes: the same results as one process, and a safe fallback."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import sys
+
+import pytest
+
+from grpo_lint.engine import lint_paths
+from grpo_lint.options import Options
+from grpo_lint.sources import parallel
+from grpo_lint.sources.python_code import read
+
+from .conftest import run_cli
+
+pytestmark = pytest.mark.skipif(parallel.processes(2) < 2, reason="forking is not used on this platform")
+
+_TRAIN = """
+import os
+import torch
+import torch.distributed as dist
+from trl import GRPOConfig
+
+
+def helper_{n}(x):
+    return [x * i for i in range({n})]
+
+
+def main(model, prompts):
+    dist.init_process_group("nccl")
+    torch.manual_seed(1234)
+    config = GRPOConfig(output_dir="out", num_generations={generations}, per_device_train_batch_size=6)
+    completions = model.generate(prompts, do_sample=True)
+    loss = completions.sum()
+    loss.backward()
+"""
+
+
+def _files(count: int) -> list[tuple[str, str]]:
+    padding = "\n".join(f"VALUE_{i} = {i}  # {'x' * 60}" for i in range(400))  # some 30 KB each
+    return [(f"pkg/train_{n}.py", _TRAIN.format(n=n, generations=3 + n % 2) + padding) for n in range(count)]
+
+
+def _same(ours: object, theirs: object) -> bool:
+    """Equal, field by field (an Entry compares by identity): the same pickle."""
+    return pickle.dumps(ours) == pickle.dumps(theirs)
+
+
+def test_the_processes_read_what_one_process_reads():
+    files = _files(6)
+    assert sum(len(text) for _, text in files) >= parallel.MIN_BYTES
+    found = parallel.read_many(files, 2)
+    assert set(found) == {path for path, _ in files}
+    for path, text in files:
+        assert _same(found[path], read(text, path))
+
+
+def test_little_python_stays_in_one_process(monkeypatch):
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("forked for a few kilobytes"))
+    assert parallel.read_many([("a.py", "import os\n"), ("b.py", "seed = 1\n")], 2) == {}
+
+
+def test_a_failing_share_is_left_to_the_caller(monkeypatch):
+    """A file whose reading fails, or a process that dies, leaves those files out; the rest arrive."""
+    files = _files(4)
+    real = parallel._read
+    broken = files[1][0]  # dealt to the second share, which a forked process reads
+
+    def failing(share):
+        if any(path == broken for path, _ in share):
+            raise RuntimeError("the copy fails")
+        return real(share)
+
+    monkeypatch.setattr(parallel, "_read", failing)
+    found = parallel.read_many(files, 2)
+    assert broken not in found and found  # the parent's share arrived
+    assert all(_same(found[path], read(text, path)) for path, text in files if path in found)
+
+
+def test_how_many_processes():
+    assert parallel.processes(1) == 1
+    assert 1 <= parallel.processes(0) <= parallel.MAX_PROCESSES
+    assert parallel.processes(1000) == parallel.MAX_PROCESSES
+
+
+def test_the_python_api_never_forks(tmp_path, monkeypatch):
+    """Inside a trainer (threads, a GPU context) the library parses in its own process."""
+    for path, text in _files(4):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(os, "fork", lambda: pytest.fail("the API forked"))
+    report = lint_paths(["."], Options())
+    assert any(d.code == "GRPO301" for f in report.files for d in f.diagnostics)
+
+
+def test_the_command_line_reports_the_same_with_one_process_or_several(tmp_path):
+    for path, text in _files(6):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    (tmp_path / "pkg" / "notes.py").write_text("def f():\n    return 1\n")  # not parsed at all
+    several = run_cli("--isolated", "--format", "json", ".", cwd=tmp_path)
+    one = run_cli("--isolated", "--format", "json", "--jobs", "1", ".", cwd=tmp_path)
+    assert several.returncode == one.returncode == 0, several.stderr  # warnings only
+    assert json.loads(several.stdout) == json.loads(one.stdout)
+    found = json.loads(several.stdout)
+    assert [d["code"] for d in found["diagnostics"]].count("GRPO301") == 6  # a constant seed in each script
+    assert any(f["path"].endswith("notes.py") and f["status"] == "skipped" for f in found["summary"]["files"])
+    assert run_cli("--jobs", "0", ".", cwd=tmp_path).returncode == 2  # not a number of processes
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux only")
+def test_processes_respect_the_cpus_this_process_may_use():
+    assert parallel.processes(0) == min(len(os.sched_getaffinity(0)), parallel.MAX_PROCESSES)
