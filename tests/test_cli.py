@@ -202,8 +202,13 @@ def test_colour_follows_the_environment(monkeypatch):
 def test_verbose_says_why_a_python_file_was_not_parsed_or_found_nothing(tmp_path):
     (tmp_path / "README.md").write_text("a project\n")
     (tmp_path / "plot.py").write_text("print('a plot')\n")
-    (tmp_path / "train.py").write_text("import torch\ntorch.manual_seed(1)\n")
+    (tmp_path / "single.py").write_text("import torch\ntorch.manual_seed(1)\n")
+    (tmp_path / "train.py").write_text("import os, torch\ntorch.manual_seed(1 + int(os.environ['RANK']))\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_data.py").write_text("import torch.distributed\ntorch.manual_seed(0)\n")
     done = run_cli("--verbose", "--isolated", ".", cwd=tmp_path)
     assert done.returncode == 0
-    assert "plot.py: skipped: not parsed: it mentions no GRPO, seed or Sampler" in done.stdout
+    assert "plot.py: skipped: not parsed: it names nothing GRPO, no sampler and no seed" in done.stdout
+    assert "single.py: skipped: not parsed: its seeds run in one process outside any trainer" in done.stdout
+    assert "test_data.py: skipped: not parsed: a test file that names nothing GRPO" in done.stdout
     assert "train.py: skipped: no GRPOConfig call and no seeding problem" in done.stdout  # parsed, nothing found
