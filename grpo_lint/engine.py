@@ -47,7 +47,7 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
-    if options.jobs != 1:
+    if options.jobs != 1 and "python" in kinds:
         _parse_python_ahead(candidates, kinds, workspace, options)
     results: dict[int, FileResult] = {}
     linked: dict[str, str] = {}

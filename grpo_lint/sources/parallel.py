@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import sys
 from typing import TYPE_CHECKING
 
@@ -45,6 +44,8 @@ def read_many(files: list[tuple[str, str]], count: int) -> dict[str, PythonFile]
     parse, or whose process failed, are left out: the caller reads those itself."""
     if count <= 1 or len(files) < 2 or sum(len(text) for _, text in files) < MIN_BYTES:
         return {}
+    import pickle  # here: not on the start of a run with less Python than that
+
     shares = _shares(files, count)
     children: list[tuple[int, int]] = []
     for share in shares[1:]:
