@@ -83,10 +83,16 @@ def test_arbitrary_python_never_crashes(text):
 _NEVER = lazy(r"(?!)")  # matches nothing
 
 
-@FAST
+@settings(
+    max_examples=600,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(
     st.lists(
-        SHELL_WORDS | st.sampled_from(["A=(x y)", "B+=(z)", "[[", "]]", "10>", "a#b", "x\\", "{", "}"]), max_size=40
+        SHELL_WORDS
+        | st.sampled_from(["A=(x y)", "B+=(z)", "[[", "]]", "10>", "10>(x)", "a<(b)", "a#b", "x\\", "{", "}"]),
+        max_size=40,
     ),
     st.sampled_from([" ", "", "\t", "\\\n", "\r\n"]),
     st.text(alphabet=" \t\n;&|()<>'\"$`\\=#abc-_.0", max_size=40),

@@ -304,9 +304,10 @@ def _unique(names: list[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-# A word of plain characters only, and what may follow it for it to be a whole word (not `(`: `A=(x)`).
+# A word of plain characters only, and what may follow it for it to be a whole word: not `(` (`A=(x)`
+# is an array), nor `<` or `>` (`10>(cmd)` goes on with a process substitution).
 _SIMPLE_WORD = lazy(r"[^ \t\r\n;&|()<>'\"$`\\]+")
-_SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)<>")
+_SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)")
 _BRACED_STOP = lazy(r"""[\\'"$}]""")  # what braced_text() looks at inside `${...}`
 _SINGLE_QUOTED_STOP = lazy(r"'")
 _DOUBLE_QUOTED_STOP = lazy(r'["\\]')
