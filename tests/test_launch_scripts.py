@@ -617,3 +617,31 @@ def test_plain_command_line_values_are_read_as_pydantic_reads_them_without_it():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_number_in_a_string_field_is_read_as_pydantic_reads_it_without_it():
+    """A copy of verl may record `optim.lr` as a string (its YAML says `lr: 1e-6`, which YAML reads as one);
+    a float written there is what pydantic's coerce_numbers_to_str makes it, and pydantic is not needed."""
+    import subprocess
+    import sys
+
+    from packaging.version import Version
+
+    from grpo_lint.frameworks.fields import FieldTable, spec
+    from grpo_lint.frameworks.schema import Schema
+
+    key = "actor_rollout_ref.actor.optim.lr"
+    schema = Schema(FieldTable("verl", {key: spec(key, "str?")}), Version("0.4.0"))
+    for value in (1e-06, 2e-5, 3, 1.0, 10**20):
+        fast, problems = schema.validate({key: value})
+        assert problems == [] and fast == {key: schema.model.model_validate({key: value}).model_dump()[key]}
+    assert schema.validate({key: True})[1]  # a bool is no number here: pydantic refuses it
+    script = (
+        "import sys\nfrom packaging.version import Version\n"
+        "from grpo_lint.frameworks.fields import FieldTable, spec\nfrom grpo_lint.frameworks.schema import Schema\n"
+        f"schema = Schema(FieldTable('verl', {{{key!r}: spec({key!r}, 'str?')}}), Version('0.4.0'))\n"
+        f"assert schema.validate({{{key!r}: 1e-06}}) == ({{{key!r}: '1e-06'}}, [])\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -186,8 +186,12 @@ _FLOAT_WORD = lazy(r"-?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
 def _from_word(spec: FieldSpec, value: Any) -> Any:
     """A string written for an int, float or bool field, read as pydantic's lax mode reads it when it is
     plainly that (`8`, `-1`, `0.5`, `1e-6`, `true`/`false`); _NOT_PLAIN for anything else, which pydantic
-    then judges. Other kinds and non-strings are returned as they are."""
+    then judges. A number for a string field becomes its str(), as pydantic's `coerce_numbers_to_str` makes
+    it (verl records `optim.lr` as a string: YAML reads `lr: 1e-6` as one, `lr: 1.0e-6` as a float).
+    Other kinds and non-strings are returned as they are."""
     if not isinstance(value, str):
+        if spec.base_kind == "str" and isinstance(value, int | float) and not isinstance(value, bool):
+            return value if out_of_range(value) else str(value)
         return value
     kind = spec.base_kind
     if kind == "int" and len(value) <= MAX_DIGITS and _INT_WORD.fullmatch(value):
