@@ -109,3 +109,11 @@ def test_an_override_with_an_unknown_value_still_needs_a_known_key():
     assert any(d.code == "GRPO002" and d.key == "trainer.stats_pth" for d in found), found
     known = text.replace("trainer.stats_pth", "trainer.default_local_dir")
     assert not any(d.code == "GRPO002" for d in script(known, "--target verl==0.7.1").diagnostics)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aZ_09./-", min_size=1, max_size=12))
+def test_values_of_plain_characters_are_what_hydra_accepts(value: str):
+    """override_error takes a value of letters, digits and `_ . / -` without parsing it: Hydra agrees."""
+    word = f"trainer.x={value}"
+    assert (override_error(word) is None) == hydra_accepts(word), value

@@ -51,6 +51,7 @@ _PRIMITIVE = frozenset({"ID", "NULL", "INT", "FLOAT", "BOOL", "INTERPOLATION", "
 _DICT_KEY = frozenset({"ID", "NULL", "INT", "FLOAT", "BOOL", "UNQUOTED_CHAR", "ESC", "WS"})
 _SEGMENT = rf"(?:{_KEY_SPECIAL}|{_INT_UNSIGNED})"
 _PACKAGE = rf"(?:{_KEY_SPECIAL}|{_SEGMENT}(?:\.{_SEGMENT})+)?"  # a name, a dotted path, or nothing
+_PLAIN_VALUE = lazy(r"[A-Za-z0-9_./\-]+")
 _KEY = lazy(rf"^(?:~|\+\+?)?(?:{_PACKAGE}|[a-zA-Z_][a-zA-Z0-9_\-]*(?:/[a-zA-Z_][a-zA-Z0-9_\-]*)+)(?:@{_PACKAGE})?$")
 # The functions Hydra 1.3 evaluates while parsing; any other name is an "Error parsing override".
 FUNCTIONS = frozenset({"bool", "choice", "float", "glob", "int", "interval", "range", "shuffle", "sort", "str", "tag"})
@@ -181,8 +182,8 @@ def override_error(word: str) -> tuple[str, int] | None:
     start = len(key) + 1
     value = value.lstrip(" \t")
     start += len(word) - start - len(value)
-    if not value:
-        return None
+    if not value or _PLAIN_VALUE.fullmatch(value):
+        return None  # letters, digits and `_ . / -` in any order: always a primitive (most overrides)
     try:
         tokens = _tokens(value)
         _Parser(tokens, len(value)).value()
