@@ -47,12 +47,13 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
+    reasons = [_not_a_config(candidate, workspace, options) for candidate in candidates]
     if options.jobs != 1 and "python" in kinds:
-        _parse_python_ahead(candidates, kinds, workspace, options)
+        _parse_python_ahead(candidates, kinds, reasons, workspace, options)
     results: dict[int, FileResult] = {}
     linked: dict[str, str] = {}
     for index, candidate in enumerate(candidates):
-        reason = _not_a_config(candidate, workspace, options)
+        reason = reasons[index]
         if reason is not None and kinds[index] == "python" and workspace.fork_containing(candidate.path) is not None:
             # a framework's own code (its maintainers lint it too): the code rules judge it, the config rules not
             results[index] = guarded(candidate.display, options, _lint_framework_code, candidate, options, workspace)
@@ -79,9 +80,12 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
     return Report(files, workspace)
 
 
-def _parse_python_ahead(candidates: list[Candidate], kinds: list[str], workspace: Workspace, options: Options) -> None:
+def _parse_python_ahead(
+    candidates: list[Candidate], kinds: list[str], reasons: list[str | None], workspace: Workspace, options: Options
+) -> None:
     """Parse the Python files this run will parse on several processes first (grpo_lint.sources.parallel):
-    the same files, read the same way, that lint_python then finds in the workspace's cache."""
+    the same files, read the same way, that lint_python then finds in the workspace's cache. `reasons`:
+    why each candidate is not a config (see lint_paths): a framework's own code is still linted."""
     from grpo_lint.sources import parallel, yaml_reader
     from grpo_lint.sources.python_needles import not_worth_parsing
 
@@ -90,18 +94,15 @@ def _parse_python_ahead(candidates: list[Candidate], kinds: list[str], workspace
         return
     modules = workspace.modules
     files: list[tuple[str, str]] = []
-    for candidate, kind in zip(candidates, kinds, strict=True):
-        if kind != "python":
-            continue
-        reason = _not_a_config(candidate, workspace, options)
-        if reason is not None and workspace.fork_containing(candidate.path) is None:
-            continue  # not linted at all
+    for candidate, kind, reason in zip(candidates, kinds, reasons, strict=True):
+        if kind != "python" or (reason is not None and workspace.fork_containing(candidate.path) is None):
+            continue  # not Python, or not linted at all
         relative = modules.relative(candidate.display)
         if relative is None:
             continue
-        data = yaml_reader.read_bytes(candidate.path)
-        text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
-        if isinstance(text, ReadProblem) or (not candidate.explicit and not_worth_parsing(text, relative)):
+        text = yaml_reader.read_decoded(candidate.path)
+        explicit = candidate.explicit and reason is None  # a framework's code is linted as if found
+        if isinstance(text, ReadProblem) or (not explicit and not_worth_parsing(text, relative)):
             continue
         files.append((relative, text))
     for relative, code in parallel.read_many(files, count).items():
@@ -155,8 +156,7 @@ def _lint_framework_code(candidate: Candidate, options: Options, workspace: Work
     from grpo_lint.lint import lint_python
     from grpo_lint.sources import yaml_reader
 
-    data = yaml_reader.read_bytes(candidate.path)
-    text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+    text = yaml_reader.read_decoded(candidate.path)
     if isinstance(text, ReadProblem):
         return FileResult(candidate.display, "skipped", note=f"part of a framework copy; {text.message}")
     return lint_python(text, candidate.display, False, options, workspace, framework_source=True)
@@ -321,8 +321,7 @@ def lint_candidate(
     if kind == "config":
         parsed = yaml_reader.read(candidate.path, candidate.display)
         return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
-    data = yaml_reader.read_bytes(candidate.path)
-    text = data if isinstance(data, ReadProblem) else yaml_reader.decode(data)
+    text = yaml_reader.read_decoded(candidate.path)
     if isinstance(text, ReadProblem):
         return finish(unreadable(candidate.display, text, options), options)
     return _lint_code(text, candidate.display, candidate.explicit, options, kind, workspace)

@@ -377,7 +377,7 @@ def lint_python(
     relative = modules.relative(display) if modules is not None else None
     if not explicit:
         # the byte-level test, on the path the reader would judge as a test's: most files are never parsed
-        reason = not_worth_parsing(text, relative if modules is not None and relative is not None else display)
+        reason = not_worth_parsing(text, relative or display)
         if reason is not None:
             return FileResult(display, "skipped", note=reason)
     from grpo_lint.checks.code import check_code

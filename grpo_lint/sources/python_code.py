@@ -311,8 +311,9 @@ _NEWLINES = lazy(r"\r\n|\r|\n")
 
 
 def _method(kind: type) -> Any:
-    found = _DISPATCH[kind] = getattr(_Visitor, "visit_" + kind.__name__, _Visitor.generic_visit)
-    return found
+    """The _Visitor function for a node class (its visit_ method, else generic_visit), kept in _DISPATCH."""
+    _DISPATCH[kind] = getattr(_Visitor, "visit_" + kind.__name__, _Visitor.generic_visit)
+    return _DISPATCH[kind]
 
 
 class _Visitor(ast.NodeVisitor):

@@ -17,6 +17,7 @@ Every loop is bounded: expansions nest at most `_MAX_NESTING` deep, a variable's
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy
@@ -316,14 +317,11 @@ _BLANKS = lazy(r"[ \t\r]+")
 _QUOTED_END = lazy(r'["\\$`]')  # what ends a run of plain characters inside double quotes
 
 
+@cache
 def _balanced_stop(opening: str, closing: str) -> re.Pattern[str]:
     """What skip_balanced() looks at: an escape, the brackets, and quotes inside `$(...)`."""
-    key = "B" + opening + closing
-    pattern = _PLAIN_ENDS.get(key)
-    if pattern is None:
-        quotes = "'\"" if opening == "(" else ""
-        pattern = _PLAIN_ENDS[key] = re.compile("[" + re.escape("\\" + opening + closing + quotes) + "]")
-    return pattern
+    quotes = "'\"" if opening == "(" else ""
+    return re.compile("[" + re.escape("\\" + opening + closing + quotes) + "]")
 
 
 def _plain_end(stop: str) -> re.Pattern[str]:

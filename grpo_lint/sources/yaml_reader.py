@@ -200,11 +200,14 @@ def _find_json_key(text: str, key: str) -> Span:
     return Span(line, column, line, column + len(json.dumps(key)))
 
 
-def read(path: Path, display: str) -> Document | ReadProblem | None:
+def read_decoded(path: Path) -> str | ReadProblem:
+    """A file's text (UTF-8), or why it has none: the one way a config, script or Python file is read."""
     data = read_bytes(path)
-    if isinstance(data, ReadProblem):
-        return data
-    text = decode(data)
+    return data if isinstance(data, ReadProblem) else decode(data)
+
+
+def read(path: Path, display: str) -> Document | ReadProblem | None:
+    text = read_decoded(path)
     if isinstance(text, ReadProblem):
         return text
     fmt = "json" if path.suffix.lower() == ".json" else "yaml"
