@@ -79,6 +79,9 @@ def of_plan(plan: RunPlan) -> tuple[Premise, ...]:
         premises.append(Premise("parser", "shown", parser))
     if plan.document.trainer:
         premises.append(Premise("trainer", "shown", plan.document.trainer))
+    composed_from = getattr(plan.document.hydra, "composed_from", "")
+    if composed_from:
+        premises.append(Premise("config tree", "shown", composed_from))
     world = plan.world_size
     if world.origin == "--world-size":
         premises.append(Premise("world size", "shown", f"{world.value} (--world-size)"))
@@ -105,7 +108,9 @@ def decide(
     parser_known = parser is not None
     written = set(plan.document.entries)
     alone = plan.document.format in ("yaml", "json")  # a config file linted on its own, not through a launch
-    copy_shows_keys = target.fork is not None and target.fork.mapped  # its own config files list its keys
+    hydra = plan.document.hydra
+    composed = getattr(hydra, "schema", None) is not None  # the entry point's own tree lists its keys
+    copy_shows_keys = (target.fork is not None and target.fork.mapped) or composed  # its own config files do
     own_trainer = plan.document.trainer
     for diagnostic in diagnostics:
         code = diagnostic.code

@@ -13,6 +13,9 @@ def fw(plan: RunPlan) -> str:
 def config_of(plan: RunPlan) -> str:
     """Whose config decides a key: `verl 0.4.0's config`, or the repository's own copy's when the copy
     stands for no known release (its keys, not a release's, are what is checked then)."""
+    hydra = getattr(plan.document, "hydra", None) if plan.document is not None else None
+    if hydra is not None and getattr(hydra, "composed_from", ""):
+        return hydra.composed_from
     target = plan.target
     fork = target.fork
     if fork is not None and fork.mapped and target.unknown:

@@ -467,11 +467,17 @@ def missing_mandatory_value(plan: RunPlan, options: Options) -> Iterator[Diagnos
     yield report(
         plan,
         "GRPO010",
-        f"{ROLLOUT}.name has no default in {fw(plan)} (`???` in ppo_trainer.yaml): the run stops when the "
+        f"{ROLLOUT}.name has no default in {_whose(plan)} (`???`): the run stops when the "
         f'rollout is built: "Missing mandatory value: {ROLLOUT}.name".',
         _at(plan, "algorithm.adv_estimator", "data.train_batch_size"),
         fix=f"{ROLLOUT}.name=vllm (or sglang, hf)",
     )
+
+
+def _whose(plan: RunPlan) -> str:
+    """Whose config leaves the key without a value: the tree an entry point composes, or the release's."""
+    composed = getattr(plan.document.hydra, "composed_from", "")
+    return composed or f"{fw(plan)}'s ppo_trainer.yaml"
 
 
 @rule(
@@ -514,8 +520,8 @@ def greedy_validation_samples(plan: RunPlan, options: Options) -> Iterator[Diagn
     if run is None:
         return
     n = plan.get(f"{ROLLOUT}.val_kwargs.n")
-    if not isinstance(n.value, int) or isinstance(n.value, bool) or n.value <= 1:
-        return
+    if not isinstance(n.value, int) or isinstance(n.value, bool) or n.value <= 1 or not n.explicit:
+        return  # (a value a composed config file sets is reported in that file)
     temperature = plan.get(f"{ROLLOUT}.val_kwargs.temperature")
     do_sample = plan.get(f"{ROLLOUT}.val_kwargs.do_sample")
     hf = str(plan.get(f"{ROLLOUT}.name").value or "").lower() == "hf"

@@ -72,6 +72,8 @@ class Launch(Record):
     # the config, "trl grpo" (the CLI) or "trl.scripts.grpo" (TRL's script run directly); None: a
     # script of the user's own.
     entry: str | None = None
+    # verl: the repository's own Hydra application the command runs (grpo_lint.launch.entries.HydraEntry).
+    hydra: Any = None
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
@@ -206,6 +208,11 @@ def _program(
     for module, framework in _RAY_TRAINERS.items():
         if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
             return _launch(command, framework, "train", launcher, args, None, None)
+    entry = _hydra_entry(target, first in ("-m", "--module"), places)
+    if entry is not None:
+        script = str(places.root / entry.file) if places is not None else entry.file
+        launch = _launch(command, "verl", "train", launcher, args, None, None)
+        return launch._replace(entry=target, script=script, hydra=entry)
     if _VERL_ENTRIES.search(target_path):
         return _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
     if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
@@ -223,6 +230,8 @@ def _program(
     by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
     if program is not None and not program.trains and not _has_grpo_flag(args):
         return None  # a script of the repository that builds no GRPO run (a server, an evaluation, data)
+    if module and script is None and not is_trl and not _has_grpo_flag(args):
+        return None  # a module the repository does not hold, with no GRPO flag: `--config` alone shows no run
     trains = program is not None and program.trains
     if is_trl or by_config or _has_grpo_flag(args) or trains:
         bypass = None
@@ -235,6 +244,19 @@ def _program(
             script=shown, by_config=by_config and not _has_grpo_flag(args) and not trains, entry=entry
         )
     return None
+
+
+def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
+    """The repository's own Hydra application that runs verl, when the command runs one."""
+    if places is None or places.modules is None:
+        return None
+    script = _repository_script(target, module, places)
+    if script is None:
+        return None
+    from grpo_lint.launch.entries import hydra_entry
+
+    entry = hydra_entry(places.modules, script)
+    return entry if entry is not None and entry.verl else None
 
 
 def _repository_script(target: str, module: bool, places: Places) -> Path | None:

@@ -94,7 +94,7 @@ def _run(
     extra, parser, trainer = _script_facts(launch, places)
     if launch.framework == "verl":
         before = len(result.problems)
-        document, unresolved = _verl_document(launch, script, places, result)
+        document, unresolved = _verl_document(launch, script, places, result, target_for)
         broken = any(p.code == "GRPO001" and p.severity is Severity.ERROR for p in result.problems[before:])
         return _finish_run(Run(launch, document, unresolved, extra, broken))
     if launch.framework == "openrlhf":
@@ -114,6 +114,8 @@ def _run(
     if config_entry is not None:
         if config_entry.key.startswith("-"):
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
+        if launch.by_config and config_path is not None and find_file(config_path, places) is None:
+            return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
         file_entries = _read_config(config_entry, config_path, places, result)
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
@@ -246,9 +248,14 @@ def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str |
 
 
 def _verl_document(
-    launch: Launch, script: Script, places: Places, result: ScriptRuns
+    launch: Launch,
+    script: Script,
+    places: Places,
+    result: ScriptRuns,
+    target_for: Callable[[str], Target] | None = None,
 ) -> tuple[Document, dict[str, Word]]:
-    """The overrides, on top of the user's own base config when --config-path/--config-name name one."""
+    """The overrides, on top of the user's own base config when --config-path/--config-name name one, or
+    of the config tree the repository's own entry point composes."""
     from grpo_lint.sources.hydra_overrides import HydraContext, flatten_entries, parse_overrides
 
     overrides = parse_overrides(launch.args)
@@ -257,7 +264,11 @@ def _verl_document(
     document = Document(script.path, script.text, "hydra", {})
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
     context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry)
-    if stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
+    if launch.hydra is not None:
+        from grpo_lint.launch.compose_entry import compose_entry
+
+        context = compose_entry(launch, overrides, places, context, result, target_for)
+    elif stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         named = f"{overrides.config_path or '.'}/{stem}.yaml"
         found = find_file(named, places)
         if isinstance(found, Outside):

@@ -31,6 +31,7 @@ class Overrides(Record):
     config_path: str | None  # --config-path / -cp
     others: list[Word]  # words that are no override: flags such as --multirun, `$@`
     invalid: list[tuple[Word, str, int]]  # words Hydra cannot parse: the word, why, the offset in it
+    config_dir: str | None = None  # --config-dir / -cd: a folder added to the search path
 
 
 # Hydra's own flags that take a value (hydra 1.3 `get_args_parser`); the config flags are read below.
@@ -49,6 +50,13 @@ class HydraContext(Record):
     opaque: bool = False  # words that may hold further overrides (a bash array, $(...)): absence proves nothing
     unresolved: tuple[tuple[str, Entry], ...] = ()  # overrides whose value is unknown: their keys still count
     entry: str | None = None  # a verl trainer other than main_ppo (its own config and batch semantics)
+    # The repository's own entry point composed its config tree (grpo_lint.sources.hydra_compose): every key
+    # of the composed config by dotted path, with its value. None when no tree was composed.
+    schema: dict[str, Any] | None = None
+    composed_from: str = ""  # `the config verl_tool/trainer/main_ppo.py composes (.../ppo_trainer.yaml)`
+    group_keys: frozenset[str] = frozenset()  # overrides that choose a config group, not a key
+    not_composed: str = ""  # why the entry's tree could not be followed (no key is then called unknown)
+    verl_loop: bool = False  # the entry feeds verl's RayPPOTrainer (or a subclass with the same groups)
 
 
 def parse_value(text: str) -> Any:
@@ -82,7 +90,7 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
 
     result = Overrides({}, {}, {}, None, None, [], [])
     index = 0
-    config_name = config_path = None
+    config_name = config_path = config_dir = None
     while index < len(words):
         word = words[index]
         text = word.text
@@ -100,6 +108,8 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
                     config_name = value if value_word is None or value_word.known else f"(unknown: {value})"
                 elif flag in ("--config-path", "-cp"):
                     config_path = value
+                else:
+                    config_dir = value if value_word is None or value_word.known else f"(unknown: {value})"
                 continue
             result.others.append(word)
             if flag in _VALUE_FLAGS and not equals and index < len(words):
@@ -122,7 +132,7 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
         result.prefixes[path] = prefix
         if word.unknown:
             result.unresolved[path] = word._replace(text=value_text, span=value_span)
-    return result._replace(config_name=config_name, config_path=config_path)
+    return result._replace(config_name=config_name, config_path=config_path, config_dir=config_dir)
 
 
 def flatten_entries(entries: dict[str, Entry], prefix: str = "") -> dict[str, Entry]:

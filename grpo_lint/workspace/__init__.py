@@ -47,7 +47,11 @@ class Workspace:
             listed = git_files(self.root) if (self.root / ".git").exists() else None
             # Outside git the root is only the paths' common parent (perhaps /tmp): a shallow, bounded look
             # finds pins and framework copies without walking a whole disk.
-            self._files = listed if listed is not None else walk_files(self.root, max_depth=4, limit=20_000)
+            # A project's own folder (an unpacked repository) is walked whole, bounded by the file count.
+            from grpo_lint.workspace.root import is_project
+
+            depth = {} if is_project(self.root) else {"max_depth": 4}
+            self._files = listed if listed is not None else walk_files(self.root, limit=20_000, **depth)
         return self._files
 
     @cached_property

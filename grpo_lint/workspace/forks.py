@@ -81,8 +81,11 @@ def _group_keys(package_dir: Path) -> tuple[str, ...]:
     """The config keys a verl copy's trainer repeats the training prompts by: each response of a prompt
     is one member of that prompt's group."""
     text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
-    if not text:
-        return ()
+    return repeat_keys(text) if text else ()
+
+
+def repeat_keys(text: str) -> tuple[str, ...]:
+    """The config keys a trainer's module repeats the training prompts by (validation repeats left out)."""
     found = [m.group(2) for m in _REPEAT.finditer(text) if not m.group(1).startswith(("test", "val"))]
     return tuple(dict.fromkeys(found))
 
@@ -118,9 +121,15 @@ def _read(path: Path) -> str | None:
 
 
 def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[str, dict[str, Any]]:
-    """verl's flattened reference configs (`_generated_ppo_trainer.yaml`, else the flat `ppo_trainer.yaml`)."""
+    """The copy's trainer configs as Hydra composes them (their `defaults` lists followed); else verl's
+    flattened reference configs (`_generated_ppo_trainer.yaml`, else the flat `ppo_trainer.yaml`)."""
     schemas: dict[str, dict[str, Any]] = {}
     for flavour, stem in (("fsdp", "ppo_trainer"), ("megatron", "ppo_megatron_trainer")):
+        if f"{package}/trainer/config/{stem}.yaml" in present:
+            composed = _composed(package_dir / "trainer" / "config", stem)
+            if composed and "actor_rollout_ref.rollout.n" in composed:
+                schemas[flavour] = composed
+                continue
         for name in (f"_generated_{stem}.yaml", f"{stem}.yaml"):
             if f"{package}/trainer/config/{name}" not in present:
                 continue
@@ -129,6 +138,26 @@ def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[st
                 schemas[flavour] = flat
                 break
     return schemas
+
+
+def _composed(folder: Path, name: str) -> dict[str, Any]:
+    """A config of the copy composed as Hydra composes it ({} when it cannot be followed)."""
+    from grpo_lint.sources.hydra_compose import ComposeError, Unresolved, compose
+    from grpo_lint.sources.yaml_guards import load_plain
+
+    def load(path: Path) -> Any:
+        text = _read(path)
+        if text is None:
+            raise Unresolved(f"{path} cannot be read")
+        try:
+            return load_plain(text)
+        except ValueError as exc:
+            raise Unresolved(str(exc)) from None
+
+    try:
+        return compose([folder], name, [], load).flat()
+    except (ComposeError, Unresolved):
+        return {}
 
 
 def _flat_yaml(path: Path) -> dict[str, Any]:

@@ -31,5 +31,10 @@ def find_root(paths: list[str]) -> Path:
     return common
 
 
+def is_project(folder: Path) -> bool:
+    """Whether a folder holds a project's own files (a work tree, or an unpacked repository)."""
+    return (folder / ".git").exists() or any((folder / marker).is_file() for marker in _PROJECT_MARKERS)
+
+
 def in_git_work_tree(root: Path) -> bool:
     return (root / ".git").exists()

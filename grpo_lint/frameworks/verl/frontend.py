@@ -82,26 +82,32 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     version = target.version
     flavour = context.flavour or _flavour(context.config_name, document)
     fork = target.fork
-    if fork is not None and fork.mapped:
+    composed = context.schema is not None
+    if composed:
+        table = fork_table(context.schema)  # the tree the repository's own entry point composes
+    elif fork is not None and fork.mapped:
         table = fork_table(fork.schemas.get(flavour) or next(iter(fork.schemas.values())))
     else:
         table = verl_table(flavour)
     specs = table.at(version)
-    # Keys are known for verl's own configs or the user's file; another trainer composes its own.
+    # Keys are known for verl's own configs, the user's file, or a composed tree; another trainer composes its own.
     standard = context.config_name in (None, "ppo_trainer", "ppo_megatron_trainer") or context.file_path is not None
-    key_checks = standard and context.entry is None
+    key_checks = composed or (standard and context.entry is None and not context.not_composed)
+    # The entry feeds verl's own training loop: verl's checks and batch arithmetic hold for it.
+    own_loop = context.entry is None or (composed and context.verl_loop)
     values = {
         path: entry.value for path, entry in document.entries.items() if path in specs and _checkable(entry.value)
     }
     coerced, problems = schema_for(table, version).validate(values)
-    if context.entry is not None:
+    if not own_loop:
         # Another trainer (fully async, one-step-off, a recipe) reads these keys with its own meaning
         # (the fully async trainer runs with data.train_batch_size=0): only the sampling rules apply.
         problems = []
     for path, entry in document.entries.items():  # taken as written: verl does not judge them either
         if path in specs and not _checkable(entry.value) and not _interpolated(entry.value):
             coerced[path] = entry.value
-    history = verl_table(flavour) if table is not verl_table(flavour) else None
+    # A copy's or a composed tree's keys are its own: a key it lacks is not "removed" by a later release.
+    history = verl_table(flavour) if table is not verl_table(flavour) and not composed else None
     findings = _key_findings(document, context, table, version, options, history) if key_checks else []
 
     def lookup(path: str) -> Any:
@@ -179,7 +185,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         problems=problems,
         key_findings=findings,
         specs=plan_specs,
-        native=run if context.entry is None and _groups_upstream(target) else None,
+        native=run if own_loop and _groups_upstream(target) else None,
     )
 
 
@@ -245,6 +251,8 @@ def _key_findings(
     for path, entry in {**document.entries, **dict(context.unresolved)}.items():
         if path == "hydra" or path.startswith("hydra."):
             continue  # Hydra's own config node (hydra.run.dir, ...): always there, overridable without `+`
+        if entry.key.lstrip("+~").split("@", 1)[0] in context.group_keys:
+            continue  # chooses a config group (composed with it), not a key
         prefix = context.prefixes.get(path, "")
         from_file = document.format != "hydra" or entry.key_span.path is not None
         known = path in specs or index.known(path, from_file) or (path in context.file_keys and not from_file)

@@ -1,0 +1,200 @@
+"""Settings for a launch of the repository's own Hydra entry point: its config tree, composed as Hydra does.
+
+The search path is the entry's config folder (`@hydra.main(config_path=...)`, or `--config-path`, both
+relative to the entry file), then the primary config's `hydra.searchpath` (and a `hydra.searchpath=[...]`
+override), then `--config-dir`. `file://DIR` is relative to where the run starts (the folder a `cd` in the
+script names, else the repository root); `pkg://a.b.c` is the package folder the repository holds. When the
+repository holds no verl copy, verl's own `ppo_trainer`/`ppo_megatron_trainer` of the target release stand at
+the end of the path (their keys, not their files). Anything that cannot be followed leaves the tree not
+composed, with the reason, and then no key is called unknown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.limits import MAX_FILE_BYTES
+from grpo_lint.sources.hydra_compose import (
+    ComposeError,
+    Fallback,
+    Override,
+    Unresolved,
+    compose,
+    search_dirs,
+)
+
+if TYPE_CHECKING:
+    from grpo_lint.launch.commands import Launch, Places
+    from grpo_lint.launch.runs import ScriptRuns
+    from grpo_lint.sources.hydra_overrides import HydraContext, Overrides
+    from grpo_lint.versions import Target
+
+
+def compose_entry(
+    launch: Launch,
+    overrides: Overrides,
+    places: Places,
+    context: HydraContext,
+    result: ScriptRuns,
+    target_for: Callable[[str], Target] | None,
+) -> HydraContext:
+    entry = launch.hydra
+    root = places.root
+    written_path = overrides.config_path
+    name = overrides.config_name or entry.config_name
+    if written_path is not None and ("$" in written_path or "`" in written_path):
+        return context._replace(not_composed=f"--config-path {written_path} is not known before launch")
+    if name is None or name.startswith("(unknown"):
+        return context._replace(not_composed="which config the entry point composes is not known before launch")
+    config_dir = entry.config_dir(root, written_path)
+    if config_dir is None:
+        return context._replace(not_composed=f"{entry.file}:{entry.line} names no config folder grpo-lint can read")
+    from grpo_lint.sources.reading import inside
+
+    if not inside(config_dir, root):
+        return context._replace(not_composed=f"the config folder {config_dir} is outside the repository")
+    name = name.removesuffix(".yaml")
+    load = _loader(root)
+    try:
+        primary = load(config_dir / f"{name}.yaml") if (config_dir / f"{name}.yaml").is_file() else None
+        search: list[Path | Fallback] = [config_dir]
+        search += _searchpath(primary, overrides, places, root)
+        if overrides.config_dir is not None:
+            if overrides.config_dir.startswith("(unknown") or "$" in overrides.config_dir:
+                raise Unresolved(f"--config-dir {overrides.config_dir} is not known before launch")
+            search.append(_run_dir(places, root) / overrides.config_dir)
+        target = target_for("verl") if target_for is not None else None
+        if target is not None and target.fork is None:
+            search.append(_upstream(target))
+        composition = compose(search, name, _overrides(overrides), load, apply_values=False)
+    except Unresolved as exc:
+        return context._replace(not_composed=str(exc))
+    except ComposeError as exc:
+        result.problems.append(_stops(launch, overrides, entry, str(exc)))
+        return context._replace(not_composed=f"Hydra stops: {exc}")
+    shown = os.path.relpath(config_dir / f"{name}.yaml", Path.cwd())
+    from_file = shown if not shown.startswith("..") else str(config_dir / f"{name}.yaml")
+    return context._replace(
+        schema=composition.flat(),
+        composed_from=f"the config {entry.file} composes ({from_file})",
+        group_keys=composition.group_keys,
+        verl_loop=bool(entry.trainer),
+        config_name=name,
+        flavour="megatron" if "megatron" in name else None,
+    )
+
+
+def _loader(root: Path) -> Callable[[Path], Any]:
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+    from grpo_lint.sources.yaml_guards import load_plain
+
+    def load(path: Path) -> Any:
+        data = read_file(path, MAX_FILE_BYTES, within=root)
+        if isinstance(data, ReadProblem):
+            raise Unresolved(f"{path} cannot be read: {data.message}")
+        try:
+            return load_plain(data.decode("utf-8", "replace"))
+        except ValueError as exc:
+            raise Unresolved(f"{path} cannot be read: {exc}") from None
+
+    return load
+
+
+def _run_dir(places: Places, root: Path) -> Path:
+    """Where the run starts: the folder a `cd` before it names (from the script's folder up), else the root."""
+    if places.workdir:
+        for base in places.bases():
+            if base.is_dir() and places.workdir in str(base):
+                return base
+    return root
+
+
+def _searchpath(primary: Any, overrides: Overrides, places: Places, root: Path) -> list[Path | Fallback]:
+    entries: list[str] = []
+    if isinstance(primary, dict) and isinstance(primary.get("hydra"), dict):
+        written = primary["hydra"].get("searchpath")
+        if isinstance(written, list):
+            entries += [str(e) for e in written]
+    override = overrides.entries.get("hydra.searchpath")
+    if override is not None:
+        if "hydra.searchpath" in overrides.unresolved or not isinstance(override.value, list):
+            raise Unresolved("hydra.searchpath is not known before launch")
+        entries += [str(e) for e in override.value]
+    if any("${" in e for e in entries):
+        raise Unresolved("the search path holds an interpolation")
+    return search_dirs(entries, _starts(places, root), lambda module: _package_dir(module, places, root))
+
+
+def _starts(places: Places, root: Path) -> list[Path]:
+    """Where the run may start: the folder a `cd` names, the script's folder and those above it up to the root
+    (a script inside a vendored copy's project runs from that project's top)."""
+    found = [_run_dir(places, root)] if places.workdir else []
+    top = root.resolve()
+    for folder in (places.script_dir, *places.script_dir.parents):
+        if folder != top and top not in folder.parents:
+            break  # never above the repository
+        found.append(folder)
+    return found or [root]
+
+
+def _package_dir(module: str, places: Places, root: Path) -> Path | None:
+    """The folder of a package the repository holds (`verl.trainer.config` -> verl/trainer/config)."""
+    relative = module.replace(".", "/")
+    candidates = [root / relative]
+    modules = places.modules
+    if modules is not None:
+        found = modules.module_file(module, 0, "")
+        if found is not None and found.endswith("/__init__.py"):
+            candidates.insert(0, root / found[: -len("/__init__.py")])
+        for name in modules.files:
+            if f"/{relative}/" in f"/{name}":
+                head = f"/{name}".index(f"/{relative}/")
+                candidates.append(root / name[:head].lstrip("/") / relative)
+                break
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+def _upstream(target: Target) -> Fallback:
+    """verl's own reference configs at the target release, as flat key tables."""
+    from grpo_lint.frameworks.verl.fields import verl_table
+
+    configs = {}
+    for name, flavour in (("ppo_trainer", "fsdp"), ("ppo_megatron_trainer", "megatron")):
+        specs = verl_table(flavour).at(target.version)
+        configs[name] = {path: spec.default_at(target.version) for path, spec in specs.items()}
+    return Fallback(configs)
+
+
+def _overrides(overrides: Overrides) -> list[Override]:
+    found: list[Override] = []
+    for path, entry in overrides.entries.items():
+        if path in overrides.unresolved:
+            continue
+        prefix = overrides.prefixes.get(path, "")
+        key_text = entry.key[len(prefix) :]
+        key, at, package = key_text.partition("@")
+        found.append(
+            Override(prefix, key.replace("/", ".") if "." in key else key, entry.value, package if at else None,
+                     prefix != "~" or entry.value is not None, entry.key)
+        )  # fmt: skip
+    return found
+
+
+def _stops(launch: Launch, overrides: Overrides, entry: Any, message: str) -> Diagnostic:
+    flag = next((w for w in launch.args if w.text.startswith(("--config-name", "-cn", "--config-path", "-cp"))), None)
+    span = flag.span if flag is not None else launch.command.words[0].span
+    first = message.splitlines()[0]
+    return Diagnostic(
+        "GRPO001",
+        Severity.ERROR,
+        f"Hydra cannot compose the config of {entry.file} (its `@hydra.main` at line {entry.line}): {first} "
+        "The run stops before training (hydra.errors.ConfigCompositionException).",
+        "",
+        span if isinstance(span, Span) else Span.point(1, 1),
+        fix="name a config that exists in the entry point's config folder, or add the missing file",
+    )

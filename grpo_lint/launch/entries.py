@@ -1,0 +1,100 @@
+"""The entry point a launch runs, read from the repository's own file: a Hydra application and its config tree.
+
+Step 2 and 3 of the path from a launch to the rules (README, "Architecture"): `python3 -m pkg.main_ppo` or
+`python3 main_ppo.py` resolves to a file of the repository (grpo_lint.launch.commands), and that file says
+how it reads its settings. A function decorated with `@hydra.main(config_path=..., config_name=...)`
+composes the tree under `config_path` (relative to the file) with the command line's overrides; the
+trainer it constructs says whose training loop the settings feed (verl's `RayPPOTrainer`, or a class of
+the repository that extends it).
+
+Composition itself is grpo_lint.sources.hydra_compose; this module only finds the pieces, with `ast`
+facts the repository's module index already holds (never importing the file).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from grpo_lint.records import Record
+
+_VERL_TRAINERS = frozenset({"RayPPOTrainer"})
+
+
+class HydraEntry(Record):
+    """A Hydra application of the repository: where its config tree is and what it trains."""
+
+    file: str  # the entry file, relative to the repository root
+    line: int  # the line of `@hydra.main`
+    config_path: str | None  # as written in the decorator (relative to the file's folder)
+    config_name: str | None
+    verl: bool  # it runs verl's trainer (constructs RayPPOTrainer, or its config is a ppo trainer's)
+    # The class whose training loop the settings feed, when it is verl's RayPPOTrainer or extends it:
+    # `AgentRayPPOTrainer (verl_tool/trainer/ppo/ray_trainer.py) extends verl's RayPPOTrainer`. "" when not shown.
+    trainer: str
+
+    def config_dir(self, root: Path, override: str | None = None) -> Path | None:
+        """The primary config folder (`--config-path` replaces the decorator's, also relative to the file)."""
+        written = override if override is not None else self.config_path
+        if written is None or written.startswith("pkg://"):
+            return None
+        if os.path.isabs(written):
+            return Path(written)
+        return (root / self.file).parent / written
+
+
+def hydra_entry(modules: Any, script: Path) -> HydraEntry | None:
+    """The Hydra application `script` is, or None (not in the repository, not a Hydra app)."""
+    relative = modules.relative(script)
+    if relative is None:
+        return None
+    index = modules.index(relative)
+    if index is None or index.hydra is None:
+        return None
+    app = index.hydra
+    trainer = _verl_trainer(modules, relative, index)
+    # A verl trainer's entry: it builds verl's trainer, or its config is a trainer's (generation and SFT
+    # entries of verl are Hydra apps too, with no `actor_rollout_ref` section and no ppo_trainer base).
+    verl = bool(trainer) or _config_mentions(modules.root, relative, app)
+    return HydraEntry(relative, app.line, app.config_path, app.config_name, verl, trainer)
+
+
+def _config_mentions(root: Path, relative: str, app: Any) -> bool:
+    """Whether the primary config the decorator names is a verl trainer's (an `actor_rollout_ref` section)."""
+    if app.config_path is None or app.config_name is None or os.path.isabs(app.config_path):
+        return False
+    name = app.config_name if app.config_name.endswith(".yaml") else app.config_name + ".yaml"
+    path = (root / relative).parent / app.config_path / name
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(path, 1024 * 1024, within=root)
+    if isinstance(data, ReadProblem):
+        return False
+    return b"actor_rollout_ref" in data or b"ppo_trainer" in data or b"ppo_megatron_trainer" in data
+
+
+def _verl_trainer(modules: Any, relative: str, index: Any) -> str:
+    for name, _line in index.trainers:
+        ref = modules.resolve(relative, name)
+        if ref is None:
+            continue
+        chain = _extends_verl(modules, ref, 0)
+        if chain:
+            return chain
+    return ""
+
+
+def _extends_verl(modules: Any, ref: Any, depth: int) -> str:
+    """ "verl's RayPPOTrainer" when the class is verl's own trainer; "" otherwise. A subclass (an agent loop,
+    the fully async trainer) may give the batch keys its own meaning (the fully async trainer runs with
+    data.train_batch_size=0), so only verl's own class brings verl's batch arithmetic."""
+    del modules, depth
+    in_verl = ref.module.split(".")[0] == "verl" if ref.file is None else _in_verl(ref.file)
+    return "verl's RayPPOTrainer" if ref.name in _VERL_TRAINERS and in_verl else ""
+
+
+def _in_verl(file: str) -> bool:
+    """Whether a repository file belongs to a verl copy's trainer package (`verl/trainer/ppo/ray_trainer.py`)."""
+    return "/verl/trainer/" in f"/{file}"
