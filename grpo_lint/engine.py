@@ -198,6 +198,8 @@ def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) 
         return f"part of the copy of {fork.framework} in {fork.package}/ (the framework's own source)"
     if candidate.explicit:
         return None
+    if candidate.path.suffix == ".py" and (project := workspace.vendored_project(candidate.path)) is not None:
+        return f"part of a copy of {project[1]} in {project[0]} (another project's code, shipped with the repository)"
     if not inside(candidate.path, workspace.root):
         return "a symlink that leads outside the repository (not followed)"
     from grpo_lint.workspace.files import too_big_or_data
@@ -323,6 +325,10 @@ def lint_candidate(
         return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
     text = yaml_reader.read_decoded(candidate.path)
     if isinstance(text, ReadProblem):
+        if kind == "python" and not candidate.explicit:
+            # a Python file a walk found that is not text (NUL padding, another encoding): not a config, and
+            # Python reports it if anything runs it
+            return FileResult(candidate.display, "skipped", note=f"not read as Python: it {text.message}")
         return finish(unreadable(candidate.display, text, options), options)
     return _lint_code(text, candidate.display, candidate.explicit, options, kind, workspace)
 

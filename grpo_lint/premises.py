@@ -45,6 +45,9 @@ TRAINER_RULES = frozenset({
     "GRPO102", "GRPO103", "GRPO104", "GRPO105", "GRPO106", "GRPO107", "GRPO114", "GRPO304", "GRPO401",
     "GRPO402", "GRPO403", "GRPO404", "GRPO405", "GRPO406",
 })  # fmt: skip
+# Known bugs of released versions (grpo_lint.checks.known_bugs): a copy of the framework inside the repository is
+# not that release, whatever its version file says (a `3.5.0.dev0` copy predates 3.5.0 and may not have its bug).
+KNOWN_BUG_RULES = frozenset({"GRPO114", "GRPO304"})
 
 
 # A parser premise that is assumed rather than shown starts with this (grpo_lint.lint._assumed_reader).
@@ -114,6 +117,12 @@ def decide(
     own_trainer = plan.document.trainer
     for diagnostic in diagnostics:
         code = diagnostic.code
+        if code in KNOWN_BUG_RULES and target.fork is not None:
+            skipped[code] = (
+                f"the repository runs its own copy of {target.framework_name} in {target.fork.package}/, and whether "
+                "the copy has this release's bug is not read from its code"
+            )
+            continue
         if own_trainer and code in TRAINER_RULES:
             skipped[code] = f"the run is trained by the repository's own {own_trainer}, which reads it its own way"
             continue
@@ -130,6 +139,9 @@ def decide(
                 continue
             elif (parser or "").startswith(ASSUMED_READER) and diagnostic.severity is Severity.ERROR:
                 diagnostic = _reader_assumed(diagnostic, parser or "")
+            elif target.foreign and not copy_shows_keys:
+                skipped[code] = f"the keys are the fork's own ({target.uncertain})"
+                continue
             elif code == "GRPO002" or copy_shows_keys or not target.uncertain:
                 pass  # a key no release has, or keys shown by the release or the copy itself
             elif target.unknown:

@@ -63,6 +63,9 @@ class Target(Record):
     note: str = ""  # which statement was used when several disagree, or the installed release differs
     allows: tuple[Version, ...] = ()  # an assumed release: the releases it stands for, oldest first
     admits: tuple[Version, ...] = ()  # an assumed release: every release its statement allows, keys aside
+    # Installed from another owner's git repository (a fork of unknown content): it may add keys, flags and
+    # choices, so no upstream release decides what it accepts.
+    foreign: bool = False
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -196,7 +199,9 @@ def resolve_target(
     if pin is not None:
         if pin.fork:
             why = f"{pin.provenance} has keys and checks of its own, and its files are not in the checkout"
-            return Target(framework, NEWEST_KNOWN[framework], pin.provenance, uncertain=why, unknown=True, note=note)
+            return Target(
+                framework, NEWEST_KNOWN[framework], pin.provenance, uncertain=why, unknown=True, note=note, foreign=True
+            )
         if pin.commit:
             why = f"{pin.provenance} names no release grpo-lint can tell"
             return _assumed(framework, releases(framework), keys, pin.provenance, why, own)._replace(note=note)

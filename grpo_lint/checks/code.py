@@ -67,8 +67,69 @@ def check_code(code: PythonFile, modules: Modules | None = None, relative: str =
 # --- which seeding reaches a random draw ---------------------------------------------------------
 
 
+def _builds_grpo_trainer(code: PythonFile, modules: Modules | None, relative: str) -> bool:
+    """Whether the file builds TRL's GRPOTrainer or a class that extends it (its own, or one of the repository's,
+    or of a copy of TRL the repository ships): GRPOTrainer.__init__ reseeds every process with seed + rank
+    (TRL 0.15.0+), and before 0.15.0 it samples a prompt's whole group in one call on one process."""
+    if code.uses_grpo_trainer:
+        return True
+    index = code.index
+    if index is None or code.deleted_inits:
+        return False
+    for name, _line in index.trainers:
+        local = index.classes.get(name)
+        if local is not None and any(b.rpartition(".")[2] == "GRPOTrainer" for b in local.bases):
+            return True
+        if modules is not None and relative:
+            ref = modules.resolve(relative, name)
+            if ref is not None and _extends_grpo_trainer(modules, ref, 0):
+                return True
+    return False
+
+
+_HF_TRAINERS = frozenset({"Trainer", "Seq2SeqTrainer"})
+
+
+def _builds_hf_trainer(code: PythonFile, modules: Modules | None, relative: str) -> bool:
+    """Whether the file builds transformers' Trainer or a class that extends it (an SFT script's own trainer)."""
+    index = code.index
+    if index is None:
+        return False
+    for name, _line in index.trainers:
+        imported = index.imports.get(name)
+        if imported is not None and imported.module.split(".")[0] == "transformers" and name in _HF_TRAINERS:
+            return True
+        if name.rpartition(".")[0] == "transformers" and name.rpartition(".")[2] in _HF_TRAINERS:
+            return True
+        if modules is not None and relative:
+            ref = modules.resolve(relative, name)
+            if ref is not None and modules.extends(ref, "transformers", _HF_TRAINERS):
+                return True
+    return False
+
+
+def _extends_grpo_trainer(modules: Modules, ref: object, depth: int) -> bool:
+    file, module, name = ref.file, ref.module, ref.name  # type: ignore[attr-defined]
+    if name == "GRPOTrainer" and ((file is None and module.split(".")[0] == "trl") or (file and "trl/" in f"/{file}")):
+        return True
+    if file is None or depth > 8:
+        return False
+    facts = modules.index(file)
+    if facts is None or name not in facts.classes:
+        return False
+    for base in facts.classes[name].bases:
+        if base.rpartition(".")[2] == "GRPOTrainer" and modules.resolve(file, base) is None:
+            return True  # imported from a package the repository does not hold under that name
+        found = modules.resolve(file, base)
+        if found is not None and _extends_grpo_trainer(modules, found, depth + 1):
+            return True
+    return False
+
+
 def _seeding(code: PythonFile, modules: Modules | None, relative: str) -> Iterator[Diagnostic]:
     own = helpers_of(code, relative)
+    builds_grpo_trainer = _builds_grpo_trainer(code, modules, relative)
+    builds_hf_trainer = not code.samples and _builds_hf_trainer(code, modules, relative)
     events: list[tuple[Seed, bool]] = [(s, s.rank_aware) for s in code.seeds]  # (event, rank-aware)
     resolved: dict[int, Helper] = {}
     for call in code.helpers:
@@ -95,12 +156,16 @@ def _seeding(code: PythonFile, modules: Modules | None, relative: str) -> Iterat
         local = seed.in_trainer_subclass or seed.in_generation_loop
         if not code.distributed and not seed.in_trainer_subclass:
             continue  # one process: one stream, whatever its seed (a trainer runs on every process it is given)
-        if code.uses_grpo_trainer and not local:
-            continue  # TRL's GRPOTrainer, built in this file, reseeds every process with seed + rank itself
+        if builds_grpo_trainer and not local:
+            continue  # TRL's GRPOTrainer (or a subclass), built in this file, reseeds every process itself
         if not code.samples and not local and seed.direct and seed.name.rpartition(".")[2] == "set_seed":
             # transformers' / accelerate's set_seed(args.seed) in code that never samples: what their own
             # Trainer does on every rank (transformers Trainer.__init__), the convention of every SFT/DPO script;
             # dropout alike on every rank is not a group made alike. Seeds written by hand still count.
+            continue
+        if not code.samples and not local and builds_hf_trainer:
+            # Code that never samples and trains with transformers' Trainer (SFT, DPO): Trainer.__init__ seeds
+            # every rank with set_seed(args.seed) itself, so an earlier seed written by hand changes nothing.
             continue
         reach = _reaches(seed, by_scope.get(seed.scope, []), code)
         if reach is None:

@@ -32,6 +32,7 @@ _RULES = (
     ("GRPO505", "rollout-gpus-missing", Severity.ERROR, "A rollout server asks for more GPUs than it sees."),
     ("GRPO506", "accelerate-config-inconsistent", Severity.ERROR, "An accelerate config contradicts itself."),
     ("GRPO507", "unresolved-value", Severity.INFO, "A launch-script value that is not known before launch."),
+    ("GRPO508", "launch-never-starts", Severity.ERROR, "bash cannot run the launch as written (quote, CRLF)."),
 )
 for _code, _name, _severity, _summary in _RULES:
     REGISTRY[_code] = Rule(_code, _name, _severity, _summary, None)
@@ -45,6 +46,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
     launches = [launch for launch, _ in pairs]
     found: list[Diagnostic] = []
     found.extend(_cut_off(script, launches))
+    found.extend(_never_starts(script, launches))
     for launch, plan in pairs:
         found.extend(_device_map(launch, plan, options))
         found.extend(_bypassed(launch))
@@ -73,6 +75,37 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             f"never reach the run (the shell then tries to run `{cut.lost[0].text}` as a command)",
             cut.comment,
             "delete the commented-out line, or move it below the command",
+        )
+
+
+def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    from grpo_lint.launch.runs import never_starts
+
+    for launch in launches:
+        why = never_starts(script, launch)
+        if not why:
+            continue
+        program = " ".join(w.text for w in launch.command.words[:3])
+        if script.unclosed is not None and why.endswith("never closed"):
+            line, column, quote = script.unclosed
+            yield _diagnostic(
+                "GRPO508",
+                f"this {quote} is never closed: bash reads to the end of the file looking for its match and stops "
+                f'("unexpected EOF while looking for matching `{quote}\'"), so the `{program}` command of line '
+                f"{launch.command.line} never runs",
+                Span(line, column, line, column + 1),
+                f"delete the stray {quote}, or close it",
+            )
+            continue
+        first = launch.command.words[0].span
+        yield _diagnostic(
+            "GRPO508",
+            f"this script has Windows (CRLF) line endings: bash reads the `\\` before each line end as an escaped "
+            f"carriage return, not as a continuation, so the `{program}` command of line {launch.command.line} ends "
+            "on its first line (with a stray carriage-return argument) and every line after it runs as a command "
+            "of its own",
+            Span(first.line, first.column, first.line, first.end_column),
+            "convert the script to LF line endings (`dos2unix script.sh`, or `git config core.autocrlf input`)",
         )
 
 

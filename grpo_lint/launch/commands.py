@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from grpo_lint.diagnostics import Span
-from grpo_lint.patterns import lazy
+from grpo_lint.patterns import lazy, lazy_bytes
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.shell import Command, Word
@@ -228,6 +228,14 @@ def _program(
     modules = places.modules if places is not None else None
     program = modules.program(script) if script is not None and modules is not None else None
     by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
+    if program is not None and _openrlhf_shaped(program.flags):
+        # A copy of OpenRLHF's train_ppo_ray under another name (`python -m ttrl.cli.train_ppo_naive`): its own
+        # argparse flags are what it accepts.
+        launch = _launch(command, "openrlhf", "train", launcher, args, None, None)
+        return launch._replace(script=str(script), entry=target)
+    if script is not None and _swift_wrapper(script):
+        # A thin script of the repository that hands its command line to ms-swift (`rlhf_main()`): an ms-swift run.
+        return _launch(command, "swift", "train", launcher, args, world, unknown)._replace(script=str(script))
     if program is not None and not program.trains and not _has_grpo_flag(args):
         return None  # a script of the repository that builds no GRPO run (a server, an evaluation, data)
     if module and script is None and not is_trl and not _has_grpo_flag(args):
@@ -244,6 +252,33 @@ def _program(
             script=shown, by_config=by_config and not _has_grpo_flag(args) and not trains, entry=entry
         )
     return None
+
+
+_SWIFT_IMPORT = lazy_bytes(
+    rb"^[ \t]*(from[ \t]+swift(\.[\w.]+)?[ \t]+import\b[^\n]*\brlhf_main\b|import[ \t]+swift\b)", re.M
+)
+_SWIFT_CALL = lazy_bytes(rb"\brlhf_main\(\s*\)")
+
+
+# The flags that make an argparse parser OpenRLHF's PPO/GRPO trainer's (flat names up to 0.10.1, dotted after).
+_OPENRLHF_SHAPE = (
+    frozenset({"n_samples_per_prompt", "rollout_batch_size", "actor_num_gpus_per_node", "micro_rollout_batch_size"}),
+    frozenset({"rollout.n_samples_per_prompt", "rollout.batch_size", "actor.num_gpus_per_node"}),
+)
+
+
+def _openrlhf_shaped(flags: frozenset[str]) -> bool:
+    return any(shape <= flags for shape in _OPENRLHF_SHAPE)
+
+
+def _swift_wrapper(script: Path) -> bool:
+    """Whether a Python file passes its own command line to ms-swift's `rlhf_main()` (a launcher wrapper)."""
+    from grpo_lint.limits import MAX_PYTHON_BYTES
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(script, MAX_PYTHON_BYTES)
+    return not isinstance(data, ReadProblem) and bool(_SWIFT_CALL.search(data)) and bool(_SWIFT_IMPORT.search(data))
 
 
 def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:

@@ -62,14 +62,12 @@ def compose_entry(
     try:
         primary = load(config_dir / f"{name}.yaml") if (config_dir / f"{name}.yaml").is_file() else None
         search: list[Path | Fallback] = [config_dir]
-        search += _searchpath(primary, overrides, places, root)
+        upstream = _upstream(target_for("verl")) if target_for is not None else None
+        search += _searchpath(primary, overrides, places, root, upstream)
         if overrides.config_dir is not None:
             if overrides.config_dir.startswith("(unknown") or "$" in overrides.config_dir:
                 raise Unresolved(f"--config-dir {overrides.config_dir} is not known before launch")
             search.append(_run_dir(places, root) / overrides.config_dir)
-        target = target_for("verl") if target_for is not None else None
-        if target is not None and target.fork is None:
-            search.append(_upstream(target))
         composition = compose(search, name, _overrides(overrides), load, apply_values=False)
     except Unresolved as exc:
         return context._replace(not_composed=str(exc))
@@ -114,7 +112,11 @@ def _run_dir(places: Places, root: Path) -> Path:
     return root
 
 
-def _searchpath(primary: Any, overrides: Overrides, places: Places, root: Path) -> list[Path | Fallback]:
+def _searchpath(
+    primary: Any, overrides: Overrides, places: Places, root: Path, upstream: Fallback | None
+) -> list[Path | Fallback]:
+    """The `hydra.searchpath` folders; verl's own config folder, when the repository does not hold it, is the
+    target release's (`file://verl/trainer/config` run from a verl checkout, `pkg://verl.trainer.config`)."""
     entries: list[str] = []
     if isinstance(primary, dict) and isinstance(primary.get("hydra"), dict):
         written = primary["hydra"].get("searchpath")
@@ -127,7 +129,15 @@ def _searchpath(primary: Any, overrides: Overrides, places: Places, root: Path) 
         entries += [str(e) for e in override.value]
     if any("${" in e for e in entries):
         raise Unresolved("the search path holds an interpolation")
-    return search_dirs(entries, _starts(places, root), lambda module: _package_dir(module, places, root))
+    places_found: list[Path | Fallback] = []
+    for entry in entries:
+        try:
+            places_found += search_dirs([entry], _starts(places, root), lambda m: _package_dir(m, places, root))
+        except Unresolved:
+            if upstream is None or not entry.replace("/", ".").rstrip(".").endswith("verl.trainer.config"):
+                raise
+            places_found.append(upstream)
+    return places_found
 
 
 def _starts(places: Places, root: Path) -> list[Path]:
@@ -159,8 +169,11 @@ def _package_dir(module: str, places: Places, root: Path) -> Path | None:
     return next((c for c in candidates if c.is_dir()), None)
 
 
-def _upstream(target: Target) -> Fallback:
-    """verl's own reference configs at the target release, as flat key tables."""
+def _upstream(target: Target) -> Fallback | None:
+    """verl's own reference configs at the target release, as flat key tables (None when the repository holds
+    a copy of verl: its own folder is then the one the search path names)."""
+    if target.fork is not None:
+        return None
     from grpo_lint.frameworks.verl.fields import verl_table
 
     configs = {}

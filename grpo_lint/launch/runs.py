@@ -78,14 +78,29 @@ def read_script(
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
     for launch in result.launches:
-        run = _run(launch, script, places, target_for, result) if launch.role == "train" else None
+        broken = never_starts(script, launch)
+        if broken:
+            result.not_grpo.append(f"the command of line {launch.command.line} never starts: {broken}")
+        run = _run(launch, script, places, target_for, result) if launch.role == "train" and not broken else None
         if launch.role == "megatron":
+            result.problems.extend(_megatron_rlhf_type(launch, target_for))
             result.not_grpo.append(
                 f"`megatron rlhf` (line {launch.command.line}) trains with Megatron, whose GRPO arguments "
                 "grpo-lint does not check yet"
             )
         result.runs.append(run)
     return result
+
+
+def never_starts(script: Script, launch: Launch) -> str:
+    """Why bash never runs this command as written ("" when it does): a quote that nothing closes before it or
+    inside it (bash stops reading the script there), or a backslash continuation broken by a CRLF line ending."""
+    words = launch.command.words
+    if script.unclosed is not None and words and words[-1].span.end_line >= script.unclosed[0]:
+        return f"the {script.unclosed[2]} on line {script.unclosed[0]} is never closed"
+    if any(word.text == "\r" for word in words):
+        return "the script has CRLF line endings, so its `\\` continuations continue nothing"
+    return ""
 
 
 def _run(
@@ -134,6 +149,36 @@ def _run(
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
     return _finish_run(Run(launch, document, unresolved, extra))
+
+
+# ms-swift's Megatron RLHF (`megatron rlhf`, swift/megatron/argument/rlhf_args.py): `rlhf_type` is a Literal, so
+# HfArgumentParser gives it argparse choices: 3.8.x dpo; 3.9.0-3.10.x dpo, kto, rm; grpo from 3.11.0 (gkd from 3.12.0).
+_MEGATRON_GRPO_SINCE = Version("3.11.0")
+
+
+def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> list[Diagnostic]:
+    """`megatron rlhf --rlhf_type grpo` at an ms-swift release whose Megatron RLHF has no GRPO: argparse stops."""
+    flags, unresolved = flag_entries(launch.args)
+    entry = flags.get("rlhf_type")
+    if entry is None or "rlhf_type" in unresolved or str(entry.value).lower() != "grpo":
+        return []
+    target = target_for("swift")
+    if target.uncertain or target.fork is not None or target.version >= _MEGATRON_GRPO_SINCE:
+        return []  # a release that is only assumed, or a copy whose arguments are its own: not judged
+    choices = "dpo" if target.version < Version("3.9.0") else "dpo, kto, rm"
+    return [
+        Diagnostic(
+            "GRPO006",
+            Severity.ERROR,
+            f"`megatron rlhf --rlhf_type grpo` is not accepted by {target} ({target.source}): its Megatron RLHF "
+            f"takes rlhf_type {choices} only, so argparse stops before training (\"invalid choice: 'grpo'\"). "
+            "Megatron GRPO came with ms-swift 3.11.0.",
+            "",
+            entry.value_span,
+            key=entry.key,
+            fix="pin ms-swift>=3.11.0, or train with `swift rlhf --rlhf_type grpo`",
+        )
+    ]
 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh

@@ -83,6 +83,9 @@ class Script(Record):
     cutoffs: list[CutOff]
     ending_comments: tuple[Span, ...] = ()  # every comment that ended a command with words on its line(s)
     lines: tuple[str, ...] = ()
+    # A quote that nothing closes: bash stops reading the script there ("unexpected EOF while looking for
+    # matching `''"), so the command it opens never runs. (line, column) of the opening quote and the quote.
+    unclosed: tuple[int, int, str] | None = None
 
     def written(self, span: Span) -> str:
         """The text of a span as the script writes it (quotes and `$VAR` included)."""
@@ -360,6 +363,7 @@ class _Lexer:
         self.commands: list[Command] = []
         self.cutoffs: list[CutOff] = []
         self.ending_comments: list[Span] = []
+        self.unclosed: tuple[int, int, str] | None = None
         self.words: list[Word] = []
         self.heredocs: list[tuple[str, bool]] = []
         self.skip_next = False  # the next word is a redirection target
@@ -598,12 +602,14 @@ class _Lexer:
                 self.advance()
                 pieces.append((self.advance(), False))
             elif char == "'":
+                self._opens("'")
                 self.advance()
                 end = self.text.find("'", self.i)
                 end = len(self.text) if end < 0 else end
                 pieces.append((self.advance(end - self.i), False))
                 self.advance()
             elif char == '"':
+                self._opens('"')
                 self.advance()
                 pieces.extend(self.double_quoted(unknown))
             elif char == "$" and self.peek(1) == "'":
@@ -618,6 +624,11 @@ class _Lexer:
                 end = found.start() if found is not None else len(self.text)
                 pieces.append((self.advance(end - self.i), True))
         return pieces
+
+    def _opens(self, quote: str) -> None:
+        """Note a quote of the script itself (not of a nested `bash -c` text) that no later quote closes."""
+        if self.level == 0 and self.unclosed is None and _unclosed_from(self.text, self.i, quote):
+            self.unclosed = (self.line, self.col, quote)
 
     def double_quoted(self, unknown: list[str]) -> list[tuple[str, bool]]:
         pieces: list[tuple[str, bool]] = []
@@ -653,7 +664,8 @@ class _Lexer:
     def word(self) -> None:
         start = self.pos()
         simple = _SIMPLE_WORD.match(self.text, self.i)
-        if simple is not None:
+        home = self._home_assignment()
+        if simple is not None and not home:
             # Most words are plain text (`--lr`, `1e-6`, `train.py`): one match gives the word as scan()
             # would, without its per-piece bookkeeping. `NAME=(` is an array and goes the long way.
             end = simple.end()
@@ -682,6 +694,8 @@ class _Lexer:
         if assignment and self.text.startswith(("=", "+="), assignment.end()) and self.assignment_position():
             # bash does not split the value of an assignment (`A=$B`, `export A=$B`)
             text = "".join(text for text, _ in pieces).replace(_SEP, " ").replace(_NOTHING, "")
+            if home:  # `DATA=~/data`: bash puts the home folder there, which is not known before the run
+                unknown.append("~")
             self.add_word(Word(text, span, _unique(unknown)))
             return
         fields = _split_fields(pieces)
@@ -694,6 +708,11 @@ class _Lexer:
             # a name written in the field stays with it; a value known only on some paths taints all
             mine = _unique([u for u in _unique(unknown) if u in field or not any(u in f for f in fields)])
             self.add_word(Word(field, span, mine))
+
+    def _home_assignment(self) -> bool:
+        """Whether the word here is `NAME=~...` (or `+=~`): bash expands an unquoted `~` after an assignment's `=`."""
+        assignment = _NAME.match(self.text, self.i)
+        return bool(assignment) and self.text.startswith(("=~", "+=~"), assignment.end())  # type: ignore[union-attr]
 
     def assignment_position(self) -> bool:
         """Whether a NAME=value word here is an assignment: before the command name, or an argument
@@ -1099,7 +1118,22 @@ def parse(text: str, path: str, environment: dict[str, Word] | None = None) -> S
     lexer.exported.update(environment or ())
     lexer.run()
     lines = tuple(text.split("\n"))
-    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines)
+    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines, lexer.unclosed)
+
+
+def _unclosed_from(text: str, at: int, quote: str) -> bool:
+    """Whether the quote at `at` runs to the end of the text (a `"` ends at an unescaped `"`)."""
+    if quote == "'":
+        return text.find("'", at + 1) < 0
+    index = at + 1
+    while True:
+        found = text.find('"', index)
+        if found < 0:
+            return True
+        backslashes = len(text[:found]) - len(text[:found].rstrip("\\"))
+        if backslashes % 2 == 0:
+            return False
+        index = found + 1
 
 
 def looks_like_shell(text: str) -> bool:

@@ -130,6 +130,30 @@ class Workspace:
                 found.append((name, program))
         return found
 
+    @cached_property
+    def vendored_projects(self) -> dict[str, str]:
+        """Folders below the root that hold another project's copy (its own setup.py or pyproject.toml beside a
+        package of a known library: `transformers-4.54.0/`, `trl/` holding `trl/trl/`): folder -> library."""
+        present = set(self.files)
+        found: dict[str, str] = {}
+        for name in self.files:
+            folder, _, base = name.rpartition("/")
+            if not folder or base not in ("setup.py", "pyproject.toml"):
+                continue
+            for library in _LIBRARIES:
+                if f"{folder}/{library}/__init__.py" in present or f"{folder}/src/{library}/__init__.py" in present:
+                    found[folder + "/"] = library
+                    break
+        return found
+
+    def vendored_project(self, path: str | Path) -> tuple[str, str] | None:
+        """(folder, library) of the vendored project a file belongs to, if any."""
+        relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        for folder, library in self.vendored_projects.items():
+            if relative.startswith(folder):
+                return folder, library
+        return None
+
     def fork(self, framework: str) -> Fork | None:
         return self.forks.get(framework)
 
@@ -175,6 +199,13 @@ class Workspace:
         if framework != "trl":
             return frozenset()
         return self.arguments.names()
+
+
+# Libraries whose source trees repositories ship beside their own code (a vendored copy, a submodule).
+_LIBRARIES = (
+    "transformers", "trl", "verl", "swift", "openrlhf", "accelerate", "peft", "deepspeed", "vllm", "sglang",
+    "datasets", "diffusers", "lighteval", "lm_eval", "megatron", "torchtune", "liger_kernel",
+)  # fmt: skip
 
 
 def build(paths: list[str], options: Options | None = None) -> Workspace:

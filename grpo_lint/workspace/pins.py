@@ -336,6 +336,11 @@ def _git_pin(text: str, where: str, kind: int) -> Pin | None:
         return None
     path = url.split("#", 1)[0].split("://", 1)[-1]
     ref = path.rpartition("@")[2] if "@" in path.partition("/")[2] else ""
+    owner = _owner(path.rpartition("@")[0] if ref else path)
+    if owner is not None and not _upstream(framework, owner):
+        # another owner's repository: a fork whose keys, flags and choices are its own
+        return Pin(framework, None, f"{where} {project} from a fork ({url[len('git+') :]})", True, kind=kind,
+                   commit=True, fork=True)  # fmt: skip
     if tag := _TAG.match(ref):
         try:
             version = Version(tag.group(1))
@@ -407,8 +412,22 @@ def _install_lines(text: str) -> Lines:
     ]
 
 
+# A release recommended in prose: "We recommend installing [`ms-swift==3.7.0`](...)", "requires `trl==0.16.0`".
+_PROSE = lazy(r"\b(?:install|recommend|require|use|tested|need)\w*\b[^`\n]{0,80}`([A-Za-z0-9_.-]+==[0-9][\w.]*)`", re.I)
+
+
 def _docs(text: str) -> Lines:
-    return [(number, item, DOCS) for number, item, _ in _install_lines(text)]
+    lines = [(number, item, DOCS) for number, item, _ in _install_lines(text)]
+    seen = {number for number, _, _ in lines}
+    for number, line in enumerate(text.splitlines(), 1):
+        if number in seen or "==" not in line:
+            continue
+        lines.extend((number, match.group(1), DOCS) for match in _PROSE.finditer(line) if _framework_of(match.group(1)))
+    return lines
+
+
+def _framework_of(requirement: str) -> bool:
+    return _framework(requirement.partition("==")[0]) is not None
 
 
 def _notebook(text: str) -> Lines:
@@ -556,6 +575,17 @@ def _conda(text: str) -> Lines:
 # owner's, a fork with keys and checks of its own.
 _UPSTREAM = {"trl": "huggingface/trl", "swift": "modelscope/ms-swift", "verl": ("volcengine/verl", "verl-project/verl"),
              "openrlhf": "openrlhf/openrlhf"}  # fmt: skip
+
+
+def _owner(location: str) -> str | None:
+    """`owner/name` of a git URL's path (`github.com/owner/name.git`, `git@github.com:owner/name`), lowercased."""
+    parts = re.sub(r"\.git$", "", location.rstrip("/")).replace(":", "/").split("/")
+    return "/".join(parts[-2:]).lower() if len(parts) >= 3 else None
+
+
+def _upstream(framework: str, owner: str) -> bool:
+    upstream = _UPSTREAM[framework]
+    return owner in ((upstream,) if isinstance(upstream, str) else upstream)
 
 
 def _gitmodules(text: str) -> Lines:

@@ -94,6 +94,32 @@ class OpenRLHFRun(Record):
         return f"--{dotted if self.dotted else flat}"
 
 
+# A model group OpenRLHF does not build takes no GPUs: 0 nodes or GPUs for it is no error (train_ppo_ray.py,
+# 0.8.0-0.11.2: `if args.init_kl_coef == 0: ref_model = None` (0.10.2+: `algo.kl.init_coef`, unless the KL is a
+# loss); the reward model group only with a reward model to load (`reward_pretrain`).
+_GROUPS = {
+    ("ref_num_nodes", "ref.num_nodes", "ref_num_gpus_per_node", "ref.num_gpus_per_node"): "ref",
+    ("reward_num_nodes", "reward.num_nodes", "reward_num_gpus_per_node", "reward.num_gpus_per_node"): "reward",
+}
+
+
+def _not_built(key: str, kind: str, coerced: dict[str, Any], values: dict[str, Any]) -> bool:
+    """Whether a positivity problem is on the layout of a model group this run never builds."""
+    group = next((g for keys, g in _GROUPS.items() if key in keys), None)
+    if group is None or kind not in ("greater_than_equal", "greater_than"):
+        return False
+    written = {**values, **coerced}
+    if group == "ref":
+        coef = written.get("init_kl_coef", written.get("algo.kl.init_coef"))
+        kl_loss = written.get("use_kl_loss", written.get("algo.kl.use_loss")) in (True, "true", "True")
+        try:
+            return coef is not None and float(coef) == 0 and not kl_loss
+        except (TypeError, ValueError):
+            return False
+    model = written.get("reward_pretrain", written.get("reward.model_name_or_path"))
+    return model in (None, "", "None")
+
+
 def build(document: Document, target: Target, options: Options) -> RunPlan:
     table = openrlhf_table()
     version = target.version
@@ -101,6 +127,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
     ambiguous = expand_abbreviations(document, specs)
     values = {name: entry.value for name, entry in document.entries.items() if name in specs}
     coerced, problems = schema_for(table, version).validate(values)
+    problems = [p for p in problems if not _not_built(p.key, p.kind, coerced, values)]
     findings = _key_findings(document, table, version, options, ambiguous)
     dotted = version >= Version(DOTTED_SINCE)
     settings: dict[str, Setting] = {}

@@ -48,6 +48,9 @@ _OVERRIDES: dict[str, dict] = {
     # neither transformers (no top-k warper) nor TRL's vLLM path filters: null is accepted everywhere.
     "top_k": {"kind": "int?", "default": Versioned((("0.16.0", 50), ("0.18.0", None), ("0.27.0", 0))), "ge": -1},
     "min_p": {"ge": 0, "le": 1},
+    # `Optional[str]` in TrainingArguments, but a YAML `true` reaches it as a bool (TrlParser does not type-check a
+    # config file's values), and Trainer.train(resume_from_checkpoint=True) takes the last checkpoint of output_dir.
+    "resume_from_checkpoint": {"kind": "bool|str"},
     "repetition_penalty": {"gt": 0},
     "top_entropy_quantile": {"ge": 0, "le": 1},
     "vllm_gpu_memory_utilization": {

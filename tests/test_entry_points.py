@@ -1,0 +1,378 @@
+"""A launch followed into the code that runs it: the repository's own entry point, its config tree, its trainer.
+
+Each test writes a small repository (a fork's `main_ppo.py` with `@hydra.main` and a config tree with a
+`defaults` list, a recipe that builds on verl's `ppo_trainer` through `hydra.searchpath`, a tool gateway named by
+`--config`, an OpenRLHF run without a reference model) and lints it from its root as a user would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grpo_lint import versions
+
+from .test_repository import codes, lint, notes, write
+
+
+@pytest.fixture(autouse=True)
+def uninstalled(monkeypatch):
+    monkeypatch.setattr(versions, "installed_version", lambda framework: None)
+
+
+MAIN = """\
+import hydra
+from verl.trainer.ppo.ray_trainer import RayPPOTrainer
+
+
+@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)
+def main(config):
+    RayPPOTrainer(config=config).fit()
+"""
+CONFIG = """\
+defaults:
+  - actor@actor_rollout_ref.actor: dp_actor
+  - _self_
+actor_rollout_ref:
+  rollout:
+    n: 1
+    name: vllm
+    temperature: 1.0
+    log_prob_micro_batch_size_per_gpu: 4
+  ref:
+    log_prob_micro_batch_size_per_gpu: 4
+  agent:
+    max_turns: 2
+algorithm:
+  adv_estimator: grpo
+data:
+  train_batch_size: 64
+trainer:
+  n_gpus_per_node: 8
+  nnodes: 1
+  val_before_train: true
+"""
+ACTOR = """\
+defaults:
+  - _self_
+strategy: fsdp
+ppo_mini_batch_size: 16
+ppo_micro_batch_size_per_gpu: 2
+use_kl_loss: false
+policy_loss:
+  clip_cov_ratio: 0.0002
+"""
+
+
+def fork(root: Path, script: str) -> Path:
+    return write(
+        root,
+        {
+            "README.md": "a fork\n",
+            "my_rl/__init__.py": "",
+            "my_rl/trainer/__init__.py": "",
+            "my_rl/trainer/main_ppo.py": MAIN,
+            "my_rl/trainer/config/ppo_trainer.yaml": CONFIG,
+            "my_rl/trainer/config/actor/dp_actor.yaml": ACTOR,
+            "scripts/train.sh": script,
+        },
+    )
+
+
+def test_a_forks_own_entry_point_composes_its_own_tree(tmp_path, monkeypatch):
+    good = (
+        "python3 -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.n=8 actor_rollout_ref.agent.max_turns=4 \\\n"
+        "    actor_rollout_ref.actor.policy_loss.clip_cov_ratio=0.001 data.train_batch_size=64\n"
+    )
+    _, report = lint(fork(tmp_path, good), monkeypatch)
+    assert codes(report, "train.sh") == []
+    assert notes(report)["scripts/train.sh"] in ("", None) or "skipped" not in notes(report)["scripts/train.sh"]
+
+
+def test_an_override_the_composed_tree_lacks_stops_hydra(tmp_path, monkeypatch):
+    bad = (
+        "python3 -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.n=8 \\\n"
+        "    actor_rollout_ref.actor.clip_cov_ratio=0.001 \\\n"
+        "    +trainer.val_before_train=false\n"
+    )
+    code, report = lint(fork(tmp_path, bad), monkeypatch)
+    assert code == 1
+    found = {(d["code"], d["line"]) for d in report["diagnostics"] if d["path"].endswith("train.sh")}
+    assert found == {("GRPO002", 2), ("GRPO009", 3)}
+    message = next(d["message"] for d in report["diagnostics"] if d["code"] == "GRPO002")
+    assert "my_rl/trainer/main_ppo.py composes" in message
+    assert "actor_rollout_ref.actor.policy_loss.clip_cov_ratio" in message  # the key under its sub-node
+
+
+def test_the_entry_feeds_verls_trainer_so_the_group_rules_apply(tmp_path, monkeypatch):
+    _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo data.train_batch_size=64\n"), monkeypatch)
+    assert "GRPO101" in codes(report, "train.sh")  # rollout.n 1 in the tree, with grpo
+    _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.n=4\n"), monkeypatch)
+    assert "GRPO101" not in codes(report, "train.sh")
+
+
+def test_a_config_name_the_entry_does_not_have_stops_hydra(tmp_path, monkeypatch):
+    _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo --config-name ppo_trainer_v2\n"), monkeypatch)
+    stops = [d for d in report["diagnostics"] if d["code"] == "GRPO001" and d["severity"] == "error"]
+    assert len(stops) == 1 and "Cannot find primary config 'ppo_trainer_v2'" in stops[0]["message"]
+    _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo --config-name ppo_trainer\n"), monkeypatch)
+    assert "GRPO001" not in codes(report, "train.sh")
+
+
+def test_a_group_override_chooses_another_option(tmp_path, monkeypatch):
+    root = fork(tmp_path, "python3 -m my_rl.trainer.main_ppo actor@actor_rollout_ref.actor=mg_actor a.b=1\n")
+    write(root, {"my_rl/trainer/config/actor/mg_actor.yaml": "strategy: megatron\nppo_mini_batch_size: 16\n"})
+    _, report = lint(root, monkeypatch)
+    assert [(d["code"], d["key"]) for d in report["diagnostics"] if d["code"] == "GRPO002"] == [("GRPO002", "a.b")]
+    write(root, {"scripts/train.sh": "python3 -m my_rl.trainer.main_ppo actor@actor_rollout_ref.actor=gone\n"})
+    _, report = lint(root, monkeypatch)
+    assert any("Could not find 'actor/gone'" in d["message"] for d in report["diagnostics"])
+
+
+# What verl 0.5.0 needs besides the defaults to start a GRPO run of 32 prompts x 4 responses on 8 GPUs.
+COMPLETE = (
+    "data.train_batch_size=32 actor_rollout_ref.rollout.n=4 actor_rollout_ref.actor.ppo_mini_batch_size=16 "
+    "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2 "
+    "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=2 "
+    "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=2"
+)
+RECIPE = """\
+hydra:
+  searchpath:
+    - file://verl/trainer/config
+defaults:
+  - ppo_trainer
+  - _self_
+data:
+  gen_batch_size: 32
+"""
+
+
+def test_a_recipe_builds_on_ppo_trainer_of_the_release_when_verl_is_not_in_the_repository(tmp_path, monkeypatch):
+    root = write(
+        tmp_path,
+        {
+            "requirements.txt": "verl==0.5.0\n",
+            "recipe/mine/main_mine.py": MAIN.replace('config_name="ppo_trainer"', 'config_name="mine_trainer"'),
+            "recipe/mine/config/mine_trainer.yaml": RECIPE,
+            "recipe/mine/run.sh": f"python3 -m recipe.mine.main_mine data.gen_batch_size=64 {COMPLETE}\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    assert notes(report)["recipe/mine/run.sh"] != "skipped"
+    write(root, {"recipe/mine/run.sh": f"python3 -m recipe.mine.main_mine data.not_a_key=1 {COMPLETE}\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO002"]
+
+
+def test_a_generation_entry_of_verl_is_not_a_grpo_launch(tmp_path, monkeypatch):
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "gen/main_generation.py": (
+                "import hydra\nfrom verl import DataProto\n\n"
+                '@hydra.main(config_path="config", config_name="generation", version_base=None)\n'
+                "def main(config):\n    pass\n"
+            ),
+            "gen/config/generation.yaml": "data:\n  path: x\nrollout:\n  n: 1\n",
+            "gen/run.sh": "python3 -m gen.main_generation data.path=~/data/test.parquet\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
+def test_a_tool_gateway_named_by_config_is_not_a_launch(tmp_path, monkeypatch):
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "run_tools.sh": "python -m mcp_tools.gateway --config configs/servers.json --port 8000\n",
+            "train.sh": "python -m trl_scripts.grpo --config configs/missing.yaml --num_generations 8\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run_tools.sh") == []
+    assert "run_tools.sh" in notes(report) and "skipped" not in str(report["diagnostics"])
+    assert codes(report, "train.sh") == ["GRPO001"]  # a GRPO flag shows a run: its missing config is said
+
+
+OPENRLHF = (
+    "ray job submit -- python3 -m openrlhf.cli.train_ppo_ray --ref_num_nodes 0 --ref_num_gpus_per_node 0 \\\n"
+    "    --actor_num_nodes 1 --actor_num_gpus_per_node 8 --advantage_estimator group_norm \\\n"
+    "    --n_samples_per_prompt 8 --rollout_batch_size 32 --train_batch_size 256 --micro_train_batch_size 4 \\\n"
+    "    --micro_rollout_batch_size 8 --reward_pretrain none --init_kl_coef {coef}\n"
+)
+
+
+def test_a_reference_model_openrlhf_never_builds_takes_no_gpus(tmp_path, monkeypatch):
+    root = write(tmp_path, {"requirements.txt": "openrlhf==0.8.5\n", "run.sh": OPENRLHF.format(coef="0")})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO003" not in codes(report, "run.sh")
+    write(root, {"run.sh": OPENRLHF.format(coef="0.01")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh").count("GRPO003") == 2
+
+
+N4 = "actor_rollout_ref.rollout.n=4"
+
+
+def test_an_unpacked_repository_is_read_whole(tmp_path, monkeypatch):
+    """Without .git, a project's folder (a README or a requirements file) is walked to any depth: a copy five
+    folders down is the copy that runs."""
+    deep = "a/b/c/d/src/verl"
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            f"{deep}/verl/__init__.py": "",
+            f"{deep}/verl/version/version": "0.2.0\n",
+            f"{deep}/verl/trainer/main_ppo.py": MAIN,
+            f"{deep}/verl/trainer/config/ppo_trainer.yaml": CONFIG.replace("agent:", "my_fork_key: 1\n  agent:"),
+            f"{deep}/verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+            f"{deep}/run.sh": f"python3 -m verl.trainer.main_ppo actor_rollout_ref.my_fork_key=2 {N4}\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    write(
+        root,
+        {f"{deep}/run.sh": f"python3 -m verl.trainer.main_ppo actor_rollout_ref.not_in_fork=2 {N4}\n"},
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO002"]
+
+
+SWIFT_WRAPPER = 'from swift.llm import rlhf_main\n\nif __name__ == "__main__":\n    rlhf_main()\n'
+SWIFT_RUN = (
+    "deepspeed --num_gpus 6 scripts/rlhf_ds.py --rlhf_type grpo --model Qwen/Qwen2.5-7B --num_generations 4 \\\n"
+    "    --per_device_train_batch_size {batch} --gradient_accumulation_steps 1 --use_vllm true \\\n"
+    "    --vllm_mode colocate \\\n"
+    "    --vllm_tensor_parallel_size 2 --split_dataset_ratio 0\n"
+)
+
+
+def test_a_thin_wrapper_of_rlhf_main_is_an_ms_swift_run(tmp_path, monkeypatch):
+    root = write(
+        tmp_path,
+        {
+            "requirements.txt": "ms-swift==3.5.3\n",
+            "scripts/rlhf_ds.py": SWIFT_WRAPPER,
+            "run.sh": SWIFT_RUN.format(batch=1),
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert "GRPO102" in codes(report, "run.sh")  # 1 per device x 6 processes: 6 is not a whole number of groups of 4
+    write(root, {"run.sh": SWIFT_RUN.format(batch=2)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
+def test_a_known_bug_of_a_release_is_not_reported_on_a_copy_of_the_framework(tmp_path, monkeypatch):
+    files = {
+        "requirements.txt": "ms-swift==3.5.1\n",
+        "scripts/rlhf_ds.py": SWIFT_WRAPPER,
+        "run.sh": SWIFT_RUN.format(batch=2),
+    }
+    _, report = lint(write(tmp_path / "pinned", files), monkeypatch)
+    assert "GRPO304" in codes(report, "run.sh")  # the 3.5.1 release: one seed per tensor-parallel group
+    copy = {
+        **files,
+        "requirements.txt": "",
+        "swift/__init__.py": "",
+        "swift/version.py": "__version__ = '3.5.0.dev0'\n",
+        "swift/cli/rlhf.py": "from swift.llm import rlhf_main\n",
+    }
+    _, report = lint(write(tmp_path / "copy", copy), monkeypatch, "--verbose", ".")
+    assert "GRPO304" not in codes(report, "run.sh")
+
+
+def test_resume_from_checkpoint_true_is_a_value_trl_accepts(tmp_path, monkeypatch):
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nresume_from_checkpoint: {value}\n"
+    root = write(tmp_path, {"requirements.txt": "trl==0.25.1\n", "recipe.yaml": config.format(value="true")})
+    _, report = lint(root, monkeypatch, "--world-size", "1", "recipe.yaml")
+    assert codes(report) == []
+    write(root, {"recipe.yaml": config.format(value="[a, b]")})
+    _, report = lint(root, monkeypatch, "--world-size", "1", "recipe.yaml")
+    assert codes(report) == ["GRPO003"]
+
+
+def test_another_projects_code_shipped_in_the_repository_is_not_judged_as_the_repositorys(tmp_path, monkeypatch):
+    seeded = "import torch\nfrom torch.utils.data import DistributedSampler\n\ntorch.manual_seed(42)\n" * 1
+    sampler = "def loader(ds):\n    return DistributedSampler(ds, seed=0)\n"
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "transformers-4.54.0/setup.py": "from setuptools import setup\nsetup(name='transformers')\n",
+            "transformers-4.54.0/src/transformers/__init__.py": "",
+            "transformers-4.54.0/examples/run_generation.py": seeded + sampler,
+            "train/grpo_train.py": seeded + sampler + "from trl import GRPOTrainer\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run_generation.py") == []
+    assert "GRPO301" in codes(report, "grpo_train.py")
+    assert "another project's code" in notes(report)["transformers-4.54.0/examples/run_generation.py"]
+
+
+SEEDED_GRPO = """\
+import torch
+from accelerate import Accelerator
+from trl import GRPOTrainer
+from my_trainers import {name}
+
+accelerator = Accelerator()
+torch.manual_seed(1234)
+trainer = {name}(model=model, args=args, reward_funcs=[reward])
+trainer.train()
+"""
+MY_TRAINERS = """\
+from trl import GRPOTrainer
+from transformers import TrainerCallback
+
+
+class MyGRPOTrainer(GRPOTrainer):
+    def _generate(self, inputs):
+        return super()._generate(inputs)
+
+
+class MyLoopTrainer:
+    def train(self):
+        self.model.generate(self.prompts, do_sample=True)
+"""
+
+
+def test_a_subclass_of_grpotrainer_reseeds_every_process_as_grpotrainer_does(tmp_path, monkeypatch):
+    files = {"requirements.txt": "trl==0.19.0\n", "my_trainers.py": MY_TRAINERS}
+    root = write(tmp_path, {**files, "train_grpo.py": SEEDED_GRPO.format(name="MyLoopTrainer")})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO301" in codes(report, "train_grpo.py")
+    write(root, {"train_grpo.py": SEEDED_GRPO.format(name="MyGRPOTrainer")})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO301" not in codes(report, "train_grpo.py")
+
+
+SFT = """\
+import torch
+import torch.distributed as dist
+from my_sft import OmniTrainer
+
+dist.init_process_group("nccl")
+torch.manual_seed(42)
+{build}
+"""
+
+
+def test_transformers_trainer_reseeds_an_sft_script_on_every_rank(tmp_path, monkeypatch):
+    sft_trainer = "from transformers import Trainer\n\nclass OmniTrainer(Trainer):\n    pass\n"
+    loop = "for batch in loader:\n    model(batch).loss.backward()"
+    root = write(tmp_path, {"README.md": "x\n", "my_sft.py": sft_trainer, "train_sft.py": SFT.format(build=loop)})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO301" in codes(report, "train_sft.py")  # a hand-written loop keeps the one seed
+    write(root, {"train_sft.py": SFT.format(build="OmniTrainer(model=model, args=args).train()")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train_sft.py") == []
