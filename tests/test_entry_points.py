@@ -52,6 +52,8 @@ trainer:
   n_gpus_per_node: 8
   nnodes: 1
   val_before_train: true
+custom_reward_function:
+  path: null
 """
 ACTOR = """\
 defaults:
@@ -376,3 +378,51 @@ def test_transformers_trainer_reseeds_an_sft_script_on_every_rank(tmp_path, monk
     write(root, {"train_sft.py": SFT.format(build="OmniTrainer(model=model, args=args).train()")})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train_sft.py") == []
+
+
+def test_a_module_its_package_does_not_hold_never_starts(tmp_path, monkeypatch):
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "recipe/dapo/main_dapo.py": MAIN,
+            "recipe/dapo/config/ppo_trainer.yaml": CONFIG,
+            "recipe/dapo/config/actor/dp_actor.yaml": ACTOR,
+            "run.sh": f"python3 -m recipe.one_step_off_policy.main_ppo {N4}\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert [(d["code"], d["line"]) for d in report["diagnostics"] if d["path"].endswith("run.sh")] == [("GRPO508", 1)]
+    write(root, {"run.sh": f"python3 -m recipe.dapo.main_dapo {N4}\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
+def test_a_reward_file_the_repository_does_not_hold_stops_verl(tmp_path, monkeypatch):
+    run = 'PROJECT_DIR="$(pwd)"\npython3 -m my_rl.trainer.main_ppo {N4} custom_reward_function.path={path}\n'
+    root = fork(tmp_path, run.format(N4=N4, path="recipe/math/reward.py"))
+    write(root, {"recipe/other/reward.py": "def compute_score(): ...\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO508"]
+    write(root, {"scripts/train.sh": run.format(N4=N4, path="$PROJECT_DIR/recipe/other/reward.py")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    # verl-recipe is checked out as verl's `recipe/`: `recipe/other/reward.py` is its `other/reward.py`
+    write(root, {"scripts/train.sh": run.format(N4=N4, path="recipe/recipe/other/reward.py")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    # a folder the repository does not hold at all (a submodule not checked out) is not judged
+    write(root, {"scripts/train.sh": run.format(N4=N4, path="third_party/rewards/math.py")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+
+
+def test_a_config_folder_under_pwd_that_does_not_exist_stops_hydra(tmp_path, monkeypatch):
+    run = 'CONFIG_PATH="$(pwd)/{folder}"\npython3 -m my_rl.trainer.main_ppo --config-path="$CONFIG_PATH" {N4}\n'
+    root = fork(tmp_path, run.format(folder="examples/multiturn/config", N4=N4))
+    _, report = lint(root, monkeypatch)
+    stops = [d for d in report["diagnostics"] if d["code"] == "GRPO001"]
+    assert len(stops) == 1 and "Primary config directory not found" in stops[0]["message"]
+    write(root, {"scripts/train.sh": run.format(folder="my_rl/trainer/config", N4=N4)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []

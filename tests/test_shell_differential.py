@@ -45,6 +45,15 @@ _TREE_SITTER_MISREADS = (
     # `... | xargs -r kill -9` then `nohup python proxy.py &> proxy.log &`: tree-sitter makes the next
     # lines arguments of kill
     "/gkd/megatron/teacher/start_server.sh",
+    # `> $LOG_BASE/server/$NAME-node$RANK.log 2>&1 &`: tree-sitter keeps part of the redirect's file name as an
+    # argument of the command (R1-Searcher)
+    "/OpenRLHF-RAG/dpsk1_5b-1node-grpo.sh",
+    # `done < <(...) # comment` inside nested loops: tree-sitter counts the comment as ending a command
+    "/scripts/train_vlm_multi.sh",
+    # `B= \\  ` (an escaped blank, then a blank: no continuation) and next `NPROC_PER_NODE=8 \\` + `swift rlhf`:
+    # tree-sitter takes the assignment for the command's first word (bash runs `swift` with it in its environment)
+    "/CMAB/GRPO/VRT/run_GRPO_VRT_fullset.sh",
+    "/CMAB/GRPO/VRT/run_GRPO_VRT_unsolved.sh",
 )
 # Words tree-sitter-bash leaves out although bash passes them: a lone `-` (`python - <<EOF`) and an
 # escaped blank (`\\ `, one argument holding a space).
@@ -146,7 +155,34 @@ def _bash_rejects(source: bytes) -> bool:
     return done.returncode != 0
 
 
+def _join_glued_continuations(source: bytes) -> bytes:
+    """A `\\` at a line's end right after a word, with the next line going on with no blank (`x=[a,\\` then
+    `b]`): bash joins the pieces into one word (`x=[a,b]`, checked with bash), tree-sitter-bash ends the
+    command there. The pieces are joined for tree-sitter, and the lines they took added after the joined
+    line, so that every later command keeps its line number."""
+    lines = source.split(b"\n")
+    out: list[bytes] = []
+    index = 0
+    while index < len(lines):
+        line, taken = lines[index], 0
+        while (
+            line.endswith(b"\\")
+            and not line.endswith(b"\\\\")
+            and len(line) > 1
+            and not line[-2:-1].isspace()
+            and index + taken + 1 < len(lines)
+            and lines[index + taken + 1][:1] not in (b"", b" ", b"\t")
+        ):
+            taken += 1
+            line = line[:-1] + lines[index + taken]
+        out.append(line)
+        out.extend([b""] * taken)
+        index += taken + 1
+    return b"\n".join(out)
+
+
 def tree_sitter_view(source: bytes) -> tuple[Counter, set[int]] | None:
+    source = _join_glued_continuations(source)
     tree = _parser().parse(source)
     if _has_error(tree.root_node):
         return None

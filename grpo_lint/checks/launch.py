@@ -86,6 +86,18 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
         if not why:
             continue
         program = " ".join(w.text for w in launch.command.words[:3])
+        if launch.missing:
+            word = next((w for w in launch.command.words if w.text == launch.missing), launch.command.words[0])
+            package = launch.missing.split(".")[0]
+            yield _diagnostic(
+                "GRPO508",
+                f"`{launch.missing}` is not a module of the repository, although its package `{package}` is: Python "
+                f"stops at once (\"No module named '{launch.missing}'\"), so the command of line "
+                f"{launch.command.line} never starts",
+                word.span,
+                "name the module that holds the entry point (a file under the package folder), or restore the file",
+            )
+            continue
         if script.unclosed is not None and why.endswith("never closed"):
             line, column, quote = script.unclosed
             yield _diagnostic(

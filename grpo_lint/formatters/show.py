@@ -70,8 +70,10 @@ def _block(path: str, rows: list[tuple[str, str]]) -> str:
 
 
 def _native_text(d: dict[str, Any]) -> str:
-    rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"), ("GPUs", _value(d["world_size"]))]
-    rows.append(("group size", _value(d["num_generations"])))
+    rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]")]
+    if d.get("config_tree"):
+        rows.append(("config tree", d["config_tree"]))
+    rows += [("GPUs", _value(d["world_size"])), ("group size", _value(d["num_generations"]))]
     if d["kind"] == "verl":
         rows += [
             ("prompts per step", f"{d['prompts_per_step']}  [data.train_batch_size]"),
@@ -123,6 +125,8 @@ def _common(plan: RunPlan) -> dict[str, Any]:
         "num_generations": _setting(plan.get("num_generations")),
         "sampling": {name: _setting(plan.get(name)) for name in SAMPLING if name in plan.settings},
         "seed": _setting(plan.get("seed")),
+        # the config tree the repository's own entry point composes (verl), when it was composed
+        "config_tree": getattr(plan.document.hydra, "composed_from", "") or None,
     }
 
 
@@ -171,6 +175,7 @@ def _text(d: dict[str, Any]) -> str:
     evaluation = d["evaluation"]
     rows = [
         ("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]"),
+        *([("config tree", d["config_tree"])] if d.get("config_tree") else []),
         ("world size", _value(d["world_size"])),
         ("per-device batch", _value(d["per_device_batch"])),
         ("gradient accumulation", _value(d["gradient_accumulation_steps"])),

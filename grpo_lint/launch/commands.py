@@ -74,6 +74,9 @@ class Launch(Record):
     entry: str | None = None
     # verl: the repository's own Hydra application the command runs (grpo_lint.launch.entries.HydraEntry).
     hydra: Any = None
+    # The module the command runs is not there, although its package is (`python -m recipe.gone.main_ppo` with a
+    # `recipe/` folder that holds no `gone/`): Python stops with "No module named ...". The module's name, or "".
+    missing: str = ""
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
@@ -207,14 +210,21 @@ def _program(
     target_path = target.replace("\\", "/")
     for module, framework in _RAY_TRAINERS.items():
         if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
-            return _launch(command, framework, "train", launcher, args, None, None)
+            launch = _launch(command, framework, "train", launcher, args, None, None)
+            copy = _copy_entry(command, places) if framework == "verl" else None
+            if copy is not None:  # the repository's own copy of verl runs: its tree is composed as itself
+                return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
+            return launch
     entry = _hydra_entry(target, first in ("-m", "--module"), places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)
         return launch._replace(entry=target, script=script, hydra=entry)
     if _VERL_ENTRIES.search(target_path):
-        return _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
+        launch = _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
+        if first in ("-m", "--module") and _missing_module(target, places):
+            return launch._replace(missing=target)
+        return launch
     if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
         bypass = None
         if launcher == "python" and ("NPROC_PER_NODE" in command.env or "NNODES" in command.env):
@@ -279,6 +289,86 @@ def _swift_wrapper(script: Path) -> bool:
 
     data = read_file(script, MAX_PYTHON_BYTES)
     return not isinstance(data, ReadProblem) and bool(_SWIFT_CALL.search(data)) and bool(_SWIFT_IMPORT.search(data))
+
+
+_COPY_MAIN = "verl/trainer/main_ppo.py"
+
+
+def _copy_entry(command: Command, places: Places | None) -> Any:
+    """The `verl.trainer.main_ppo` of the verl copy a command runs, as a Hydra entry, or None (verl installed).
+
+    Which copy: one on the command's PYTHONPATH (written out, relative to where it runs); else one whose
+    project folder holds the script (or the folder a `cd` names); else, with one copy in the repository, that
+    copy; else the copy whose project folder shares the most folders with the script's, when that is more
+    than the repository root (a copy in a sibling project never runs another project's script)."""
+    if places is None or places.modules is None:
+        return None
+    copies = [name[: -len(_COPY_MAIN)].rstrip("/") for name in places.modules.files if name.endswith(_COPY_MAIN)]
+    copies = [c for c in copies if f"{c}/{_COPY_MAIN}".lstrip("/") in places.modules.files or not c]
+    if not copies:
+        return None
+    chosen = _copy_for(command, places, copies)
+    if chosen is None:
+        return None
+    from grpo_lint.launch.entries import hydra_entry
+
+    entry = hydra_entry(places.modules, places.root / (f"{chosen}/{_COPY_MAIN}" if chosen else _COPY_MAIN))
+    return entry if entry is not None and entry.config_path is not None else None
+
+
+def _copy_for(command: Command, places: Places, copies: list[str]) -> str | None:
+    root = places.root.resolve()
+    here = places.script_dir
+    where = [here / places.workdir] if places.workdir else []
+    where.append(here)
+    relative = []
+    for folder in where:
+        try:
+            relative.append(os.path.relpath(folder.resolve(), root).replace(os.sep, "/").strip("."))
+        except ValueError:
+            continue
+    path_word = command.env.get("PYTHONPATH")
+    if path_word is not None:
+        for part in path_word.text.split(":"):
+            if not part or os.path.isabs(part) or "$" in part:
+                continue
+            for base in relative:
+                joined = os.path.normpath(os.path.join(base, part)).replace(os.sep, "/").strip(".")
+                if joined in copies:
+                    return joined
+    for base in relative:
+        holding = [c for c in copies if not c or base == c or base.startswith(c + "/")]
+        if holding:
+            return max(holding, key=len)
+    if len(copies) == 1:
+        return copies[0]
+    scored = [(_shared(c.split("/"), relative[-1].split("/")), c) for c in copies]
+    best = max(scored)
+    return best[1] if best[0] > 0 and [s for s, _ in scored].count(best[0]) == 1 else None
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y or not x:
+            break
+        count += 1
+    return count
+
+
+def _missing_module(module: str, places: Places | None) -> bool:
+    """Whether `-m module` names a module of a package the repository holds that is not in it."""
+    if places is None or places.modules is None or "." not in module:
+        return False
+    if places.modules.module_file(module, 0, "") is not None:
+        return False
+    top = module.split(".")[0] + "/"
+    starts = {""}
+    if places.workdir:
+        relative = os.path.relpath((places.script_dir / places.workdir).resolve(), places.root.resolve())
+        starts.add("" if relative == "." else relative.replace(os.sep, "/") + "/")
+    files = places.modules.files
+    return any(name.startswith(start + top) for start in starts for name in files)
 
 
 def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:

@@ -12,6 +12,7 @@ composed, with the reason, and then no key is called unknown.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +48,22 @@ def compose_entry(
     written_path = overrides.config_path
     name = overrides.config_name or entry.config_name
     if written_path is not None and ("$" in written_path or "`" in written_path):
-        return context._replace(not_composed=f"--config-path {written_path} is not known before launch")
+        folder = run_dir_path(_config_path_word(launch), places)
+        if folder is None:
+            return context._replace(not_composed=f"--config-path {written_path} is not known before launch")
+        if not folder.is_dir():
+            rest = _RUN_DIR_PATH.match(written_path).group(1)  # type: ignore[union-attr]
+            result.problems.append(
+                _stops(
+                    launch,
+                    overrides,
+                    entry,
+                    f"Primary config directory not found: {written_path} (no folder from the script's own up to the "
+                    f"repository root holds {rest}, wherever the run starts).",
+                )
+            )
+            return context._replace(not_composed="the --config-path folder is not in the repository")
+        written_path = str(folder.resolve())
     if name is None or name.startswith("(unknown"):
         return context._replace(not_composed="which config the entry point composes is not known before launch")
     config_dir = entry.config_dir(root, written_path)
@@ -84,6 +100,32 @@ def compose_entry(
         config_name=name,
         flavour="megatron" if "megatron" in name else None,
     )
+
+
+def _config_path_word(launch: Launch) -> Any:
+    words = launch.args
+    for index, word in enumerate(words):
+        if word.text.startswith(("--config-path=", "-cp=")):
+            return word._replace(text=word.text.partition("=")[2])
+        if word.text in ("--config-path", "-cp") and index + 1 < len(words):
+            return words[index + 1]
+    return None
+
+
+_RUN_DIR_PATH = re.compile(r"^(?:[^=]*=)?(?:\$\(pwd\)|\$\{?PWD\}?|`pwd`)/([\w./-]+)$")
+
+
+def run_dir_path(word: Any, places: Places) -> Path | None:
+    """The path a word names as `$(pwd)/rest` (or `$PWD/rest`, also through a variable the script set so):
+    `rest` below the folder the run starts in (the first place where it exists, else the first place)."""
+    if word is None or not set(word.unknown) <= {"$(pwd)", "PWD", "`pwd`"}:
+        return None
+    found = _RUN_DIR_PATH.match(word.text)
+    if found is None or ".." in found.group(1).split("/"):
+        return None
+    rest = found.group(1).rstrip("/")
+    starts = _starts(places, places.root)
+    return next((start / rest for start in starts if (start / rest).exists()), starts[0] / rest)
 
 
 def _loader(root: Path) -> Callable[[Path], Any]:
@@ -138,6 +180,11 @@ def _searchpath(
                 raise
             places_found.append(upstream)
     return places_found
+
+
+def starts(places: Places) -> list[Path]:
+    """The folders a run of this script may start in (see `_starts`)."""
+    return _starts(places, places.root)
 
 
 def _starts(places: Places, root: Path) -> list[Path]:

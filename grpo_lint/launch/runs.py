@@ -96,6 +96,8 @@ def never_starts(script: Script, launch: Launch) -> str:
     """Why bash never runs this command as written ("" when it does): a quote that nothing closes before it or
     inside it (bash stops reading the script there), or a backslash continuation broken by a CRLF line ending."""
     words = launch.command.words
+    if launch.missing:
+        return f"the module {launch.missing} is not in the repository, although its package is"
     if script.unclosed is not None and words and words[-1].span.end_line >= script.unclosed[0]:
         return f"the {script.unclosed[2]} on line {script.unclosed[0]} is never closed"
     if any(word.text == "\r" for word in words):
@@ -312,8 +314,10 @@ def _verl_document(
     if launch.hydra is not None:
         from grpo_lint.launch.compose_entry import compose_entry
 
-        context = compose_entry(launch, overrides, places, context, result, target_for)
-    elif stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
+        composed = compose_entry(launch, overrides, places, context, result, target_for)
+        # verl's own main_ppo in a copy whose tree could not be followed: read as verl's main_ppo is
+        context = composed if composed.schema is not None or launch.entry is not None else context
+    if context.schema is None and stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
         named = f"{overrides.config_path or '.'}/{stem}.yaml"
         found = find_file(named, places)
         if isinstance(found, Outside):
@@ -340,7 +344,77 @@ def _verl_document(
     )
     document.hydra = context._replace(unresolved=unresolved)
     result.problems.extend(_grammar_problems(overrides.invalid, script))
+    result.problems.extend(_missing_files(launch, overrides, places))
     return document, overrides.unresolved
+
+
+# Keys whose value is a file verl loads at start-up (verl/trainer/ppo/reward.py get_custom_reward_fn:
+# "Reward function file '...' not found."; verl/utils/import_utils.py load_extern_type: "Custom type file '...'
+# not found."), and, with multi_turn on, the tool and interaction configs of the rollout.
+_FILE_KEYS = ("custom_reward_function.path", "data.custom_cls.path")
+
+
+def _visibly_missing(written: str, places: Places) -> bool:
+    """Whether the repository shows that a relative path (`recipe/x/reward.py`, `$(pwd)/recipe/...`) is missing:
+    its top folder is there from some start and the file is not; and no start holds it with its leading folders
+    dropped (a repository checked out as a folder of another project, as verl-recipe is verl's `recipe/`)."""
+    from grpo_lint.launch.compose_entry import starts
+
+    parts = [p for p in written.split("/") if p not in ("", ".")]
+    if parts and parts[0].startswith("$"):
+        parts = parts[1:]
+    if len(parts) < 2:
+        return False
+    bases = starts(places)
+    if not any((base / parts[0]).is_dir() for base in bases):
+        return False  # a folder the repository does not hold (a submodule not checked out, made at run time)
+    return not any((base / "/".join(parts[cut:])).exists() for base in bases for cut in range(len(parts)))
+
+
+_MULTI_TURN_FILE_KEYS = ("multi_turn.tool_config_path", "multi_turn.interaction_config_path")
+_LOADED_SUFFIXES = (".py", ".yaml", ".yml", ".json")
+
+
+def _missing_files(launch: Launch, overrides: Any, places: Places) -> list[Diagnostic]:
+    """A file an override names for verl to load at start-up that is in no folder the run may start in."""
+    from grpo_lint.launch.compose_entry import run_dir_path, starts
+
+    multi_turn = any(p.endswith("multi_turn.enable") and e.value is True for p, e in overrides.entries.items())
+    words = {w.span: w for w in launch.args}
+    found: list[Diagnostic] = []
+    for path, entry in overrides.entries.items():
+        if not (path.endswith(_FILE_KEYS) or (multi_turn and path.endswith(_MULTI_TURN_FILE_KEYS))):
+            continue
+        if path in overrides.unresolved:
+            word = next(
+                (w for s, w in words.items() if s.line == entry.key_span.line and s.column == entry.key_span.column),
+                None,
+            )
+            target = run_dir_path(word, places) if word is not None else None
+            if target is None:
+                continue
+            written = str(entry.value)
+        else:
+            written = str(entry.value)
+            if not isinstance(entry.value, str) or os.path.isabs(written) or "$" in written or ".." in written:
+                continue
+            target = next((base / written for base in starts(places) if (base / written).exists()), None)
+            target = target or Path(written)
+        if not written.endswith(_LOADED_SUFFIXES) or target.exists() or not _visibly_missing(written, places):
+            continue
+        found.append(
+            Diagnostic(
+                "GRPO508",
+                Severity.ERROR,
+                f"`{entry.key}` names {written}, which is in no folder the run may start in (the script's own up "
+                "to the repository root): verl stops at start-up with FileNotFoundError before training",
+                "",
+                entry.value_span,
+                key=entry.key,
+                fix="name the file as it is in the repository (a path from where the script is run), or restore it",
+            )
+        )
+    return found
 
 
 def _literal_key(script: Script, entry: Entry) -> bool:
