@@ -409,7 +409,7 @@ def lint_python(
         plans.extend(linted.plans)
     found = check_code(code._replace(path=display), modules, relative or "")
     diagnostics.extend(d for d in found if selected(d.code, options))
-    if not plans and not diagnostics:
+    if not plans and not diagnostics and not (code.samples and code.trains and not framework_source):
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
 

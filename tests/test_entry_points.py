@@ -426,3 +426,59 @@ def test_a_config_folder_under_pwd_that_does_not_exist_stops_hydra(tmp_path, mon
     write(root, {"scripts/train.sh": run.format(folder="my_rl/trainer/config", N4=N4)})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
+
+
+PIPELINE = """\
+from dataclasses import dataclass
+
+from trl import GRPOConfig, GRPOTrainer, ModelConfig, TrlParser
+
+
+@dataclass
+class ScriptArguments:
+    dataset_id_or_path: str = ""
+
+
+def main():
+    parser = TrlParser((ModelConfig, ScriptArguments, GRPOConfig))
+    model_args, script_args, training_args = parser.parse_args_and_config()
+    GRPOTrainer(model=model_args.model_name_or_path, args=training_args).train()
+"""
+
+
+def test_a_thin_entry_script_is_read_through_the_module_it_calls(tmp_path, monkeypatch):
+    recipe = "num_generations: 4\nper_device_train_batch_size: {batch}\n{key}: 100\n"
+    root = write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = ["trl==0.15.0"]\n',
+            "main.py": "from train.pipeline import main\n\nif __name__ == '__main__':\n    main()\n",
+            "train/__init__.py": "",
+            "train/pipeline.py": PIPELINE,
+            "recipe.yaml": recipe.format(key="eval_steps", batch=4),
+            "start.sh": "poetry run accelerate launch --num_processes 3 main.py --config recipe.yaml\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report) == []
+    assert notes(report)["recipe.yaml"].endswith("checked as part of ./start.sh".removeprefix("./"))
+    write(root, {"recipe.yaml": recipe.format(key="eval_steps", batch=3)})
+    _, report = lint(root, monkeypatch)  # 3 per device x 3 processes: 9 completions are no whole groups of 4
+    assert [d["severity"] for d in report["diagnostics"] if d["code"].startswith("GRPO10")] == ["error"]
+    write(root, {"recipe.yaml": recipe.format(key="eval_step", batch=4)})
+    _, report = lint(root, monkeypatch)
+    (typo,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert typo["severity"] == "warning" and "TrlParser before 0.19 drops" in typo["message"]
+
+
+def test_a_script_run_from_beside_the_caller_is_read_with_its_variables(tmp_path, monkeypatch):
+    run = "N=${N:-4}\npython3 -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.n=$N data.train_batch_size=64\n"
+    root = fork(tmp_path, run)
+    write(root, {"scripts/variant.sh": 'N=1 bash "$(dirname "$0")/train.sh" "$@"\n'})
+    _, report = lint(root, monkeypatch)
+    # rollout.n 1 with grpo: reported in the called script, naming the caller
+    assert any(d["code"] == "GRPO101" and "variant.sh" in d["message"] for d in report["diagnostics"])
+    write(root, {"scripts/variant.sh": 'N=8 bash "$(dirname "$0")/train.sh" "$@"\n'})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") + codes(report, "variant.sh") == []
+    assert notes(report)["scripts/variant.sh"] != "no GRPO launch command"

@@ -42,6 +42,13 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             yield _verl_unknown(plan, finding)
         elif plan.framework == "openrlhf":
             yield _openrlhf_unknown(plan, finding)
+        elif finding.suggestion and _dropped_by_script_parser(plan, finding):
+            # a script's own TrlParser before 0.19 drops a config key no class has: not used, no error
+            found = _trl_unknown(plan, finding)
+            yield found._replace(
+                fix=f"rename `{key}` to `{_written_key(finding.entry.key, finding.suggestion)}`",
+                fixes=_typo_fix(plan, finding),
+            )
         elif finding.suggestion:
             yield report(
                 plan,
@@ -63,6 +70,23 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             )
         else:
             yield _trl_unknown(plan, finding)
+
+
+def _dropped_by_script_parser(plan: RunPlan, finding: KeyFinding) -> bool:
+    """A config file read by a script's own TrlParser before 0.19, which drops keys no class has."""
+    from grpo_lint.frameworks.trl.frontend import SCRIPT_REJECTS
+    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
+
+    parser = plan.document.parser or ""
+    from_file = plan.document.format != "cli" or finding.entry.key_span.path is not None
+    return (
+        plan.framework == "trl"
+        and from_file
+        and plan.document.entry not in (TRL_CLI, TRL_SCRIPT)
+        and "TrlParser" in parser
+        and not parser.startswith(ASSUMED_READER)
+        and plan.target.version < SCRIPT_REJECTS[0]
+    )
 
 
 def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:

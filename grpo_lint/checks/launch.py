@@ -32,7 +32,7 @@ _RULES = (
     ("GRPO505", "rollout-gpus-missing", Severity.ERROR, "A rollout server asks for more GPUs than it sees."),
     ("GRPO506", "accelerate-config-inconsistent", Severity.ERROR, "An accelerate config contradicts itself."),
     ("GRPO507", "unresolved-value", Severity.INFO, "A launch-script value that is not known before launch."),
-    ("GRPO508", "launch-never-starts", Severity.ERROR, "bash cannot run the launch as written (quote, CRLF)."),
+    ("GRPO508", "launch-never-starts", Severity.ERROR, "The launch cannot start as written."),
 )
 for _code, _name, _severity, _summary in _RULES:
     REGISTRY[_code] = Rule(_code, _name, _severity, _summary, None)

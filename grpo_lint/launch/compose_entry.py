@@ -74,7 +74,13 @@ def compose_entry(
     if not inside(config_dir, root):
         return context._replace(not_composed=f"the config folder {config_dir} is outside the repository")
     name = name.removesuffix(".yaml")
-    load = _loader(root)
+    if not config_dir.is_dir():
+        shown = os.path.relpath(config_dir, Path.cwd())
+        result.problems.append(
+            _stops(launch, overrides, entry, f"Primary config directory not found: {shown} is not a folder.")
+        )
+        return context._replace(not_composed="the config folder is not in the repository")
+    load = _loader(root, _files(places))
     try:
         primary = load(config_dir / f"{name}.yaml") if (config_dir / f"{name}.yaml").is_file() else None
         search: list[Path | Fallback] = [config_dir]
@@ -84,16 +90,30 @@ def compose_entry(
             if overrides.config_dir.startswith("(unknown") or "$" in overrides.config_dir:
                 raise Unresolved(f"--config-dir {overrides.config_dir} is not known before launch")
             search.append(_run_dir(places, root) / overrides.config_dir)
-        composition = compose(search, name, _overrides(overrides), load, apply_values=False)
+        group_overrides = _overrides(overrides)
+        # what the composition depends on: the search path, the name, and the overrides that may choose a group
+        # (a dotted key never names one: Hydra's groups are folders, written with `/`)
+        choosing = tuple(repr(o) for o in group_overrides if o.package is not None or "." not in o.key)
+        key = (tuple(str(place) if isinstance(place, Path) else id(place) for place in search), name, choosing)
+        cache = _cache(places)
+        if key not in cache:
+            try:
+                cache[key] = compose(search, name, group_overrides, load, apply_values=False)
+            except (ComposeError, Unresolved) as exc:
+                cache[key] = exc
+        composition = cache[key]
+        if isinstance(composition, Exception):
+            raise composition
     except Unresolved as exc:
         return context._replace(not_composed=str(exc))
     except ComposeError as exc:
         result.problems.append(_stops(launch, overrides, entry, str(exc)))
         return context._replace(not_composed=f"Hydra stops: {exc}")
+    flat = _flat_cache(places).setdefault(id(composition), (composition, composition.flat()))[1]
     shown = os.path.relpath(config_dir / f"{name}.yaml", Path.cwd())
     from_file = shown if not shown.startswith("..") else str(config_dir / f"{name}.yaml")
     return context._replace(
-        schema=composition.flat(),
+        schema=flat,
         composed_from=f"the config {entry.file} composes ({from_file})",
         group_keys=composition.group_keys,
         verl_loop=bool(entry.trainer),
@@ -128,12 +148,38 @@ def run_dir_path(word: Any, places: Places) -> Path | None:
     return next((start / rest for start in starts if (start / rest).exists()), starts[0] / rest)
 
 
-def _loader(root: Path) -> Callable[[Path], Any]:
+def _cache(places: Places) -> dict[Any, Any]:
+    """Compositions of this run, kept with its modules (a repository's scripts compose the same tree many times)."""
+    return places.modules.compositions if places.modules is not None else {}
+
+
+def _flat_cache(places: Places) -> dict[int, Any]:
+    return places.modules.flat_compositions if places.modules is not None else {}
+
+
+def _files(places: Places) -> dict[Path, Any]:
+    return places.modules.config_files if places.modules is not None else {}
+
+
+def _loader(root: Path, seen: dict[Path, Any] | None = None) -> Callable[[Path], Any]:
     from grpo_lint.sources.document import ReadProblem
     from grpo_lint.sources.reading import read_file
     from grpo_lint.sources.yaml_guards import load_plain
 
     def load(path: Path) -> Any:
+        if seen is not None:
+            if path not in seen:
+                try:
+                    seen[path] = read(path)
+                except Unresolved as exc:
+                    seen[path] = exc
+            found = seen[path]
+            if isinstance(found, Unresolved):
+                raise found
+            return found
+        return read(path)
+
+    def read(path: Path) -> Any:
         data = read_file(path, MAX_FILE_BYTES, within=root)
         if isinstance(data, ReadProblem):
             raise Unresolved(f"{path} cannot be read: {data.message}")

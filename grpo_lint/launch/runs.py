@@ -14,6 +14,7 @@ from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.launch.commands import Launch, Outside, Places, find_file, recognise, resolve_file
+from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
@@ -184,6 +185,10 @@ def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> 
 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
+# A script beside the calling one: `$(dirname "$0")/x.sh`, `$(dirname ${BASH_SOURCE[0]})/x.sh`, `${0%/*}/x.sh`.
+_BESIDE = lazy(
+    r'^(?:\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)|\$\{0%/\*\})/([\w./-]+\.sh)$'
+)
 _SHELLS = ("bash", "sh", "source", ".")
 
 
@@ -198,9 +203,15 @@ def _read_called(
     """`bash train/rlhf.sh` (or `sh`, `source`, `.`): a script of the repository run with this one's
     exported variables, read with them when it starts a GRPO run."""
     words = command.words
-    if len(words) < 2 or os.path.basename(words[0].text) not in _SHELLS or not words[1].known:
+    if len(words) < 2 or os.path.basename(words[0].text) not in _SHELLS:
         return
     target = words[1].text
+    if not words[1].known:
+        # `bash "$(dirname "$0")/run.sh"`: the script's own folder
+        beside = _BESIDE.match(target)
+        if beside is None:
+            return
+        target = str(places.script_dir / beside.group(1))
     if target.startswith("-") or not target.endswith(".sh"):
         return
     found = resolve_file(target, places)

@@ -64,6 +64,10 @@ class Modules:
         self._suffixes: dict[str, list[str]] | None = None
         self._programs: dict[str, Program | None] = {}
         self._mentions: dict[bytes, bool] = {}
+        # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
+        self.compositions: dict[object, object] = {}
+        self.flat_compositions: dict[int, object] = {}
+        self.config_files: dict[Path, object] = {}
 
     def code(self, relative: str, text: str | None = None) -> PythonFile | None:
         """The module read once for the whole run (grpo_lint.sources.python_code), or None when it is not
@@ -264,8 +268,41 @@ class Modules:
         if relative is None:
             return None
         if relative not in self._programs:
-            self._programs[relative] = self._program(relative)
+            self._programs[relative] = None  # (a module that imports itself back is not followed twice)
+            found = self._program(relative)
+            if found is not None and not found.trains and found.parser is None:
+                found = self._delegate(relative) or found
+            self._programs[relative] = found
         return self._programs[relative]
+
+    def _delegate(self, relative: str) -> Program | None:
+        """A thin entry script (`main.py` that calls `train.pipeline.main()`): the training module it imports
+        from the repository, when exactly one of them builds a GRPO run."""
+        facts = self.index(relative)
+        if facts is None:
+            return None
+        found: list[Program] = []
+        for imported in facts.imports.values():
+            module = imported.module if imported.name is None else imported.module
+            file = self.module_file(module, imported.level, relative) if module or imported.level else None
+            if file is None and imported.name is not None:
+                joined = ".".join(p for p in (imported.module, imported.name) if p)
+                file = self.module_file(joined, imported.level, relative)
+            if file is None or file == relative:
+                continue
+            if file not in self._programs and not self._may_train(file):
+                continue  # (a module that names no trainer and no parser is not parsed for this)
+            program = self._programs[file] if file in self._programs else self._program(file)
+            if program is not None and program.trains and program not in found:
+                found.append(program)
+        return found[0] if len(found) == 1 else None
+
+    def _may_train(self, relative: str) -> bool:
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
+        return not isinstance(data, ReadProblem) and (b"Trainer" in data or b"Parser" in data)
 
     def _program(self, relative: str) -> Program | None:
         facts = self.index(relative)
