@@ -283,7 +283,7 @@ class Modules:
             return None
         found: list[Program] = []
         for imported in facts.imports.values():
-            module = imported.module if imported.name is None else imported.module
+            module = imported.module
             file = self.module_file(module, imported.level, relative) if module or imported.level else None
             if file is None and imported.name is not None:
                 joined = ".".join(p for p in (imported.module, imported.name) if p)
