@@ -194,7 +194,9 @@ def _not_a_config(candidate: Candidate, workspace: Workspace, options: Options) 
     if candidate.explicit and not options.only_configs:
         return None
     fork = workspace.fork_containing(candidate.path)
-    if fork is not None:
+    if fork is not None and file_kind(candidate.path, candidate.explicit) != "shell":
+        # (a launch script kept inside a copy's package folder, as a project that renamed the copy keeps its
+        # runs in `my_pkg/verl/scripts/`, still starts runs)
         return f"part of the copy of {fork.framework} in {fork.package}/ (the framework's own source)"
     if candidate.explicit:
         return None

@@ -482,3 +482,26 @@ def test_a_script_run_from_beside_the_caller_is_read_with_its_variables(tmp_path
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") + codes(report, "variant.sh") == []
     assert notes(report)["scripts/variant.sh"] != "no GRPO launch command"
+
+
+def test_a_launch_script_kept_inside_a_copys_package_folder_is_linted(tmp_path, monkeypatch):
+    """A project that renamed its verl copy (`rubric_rm/verl/`) keeps its runs in `rubric_rm/verl/scripts/`."""
+    copy = "proj/verl"
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "proj/__init__.py": "",
+            f"{copy}/__init__.py": "",
+            f"{copy}/trainer/main_ppo.py": MAIN,
+            f"{copy}/trainer/config/ppo_trainer.yaml": CONFIG,
+            f"{copy}/trainer/config/actor/dp_actor.yaml": ACTOR,
+            f"{copy}/scripts/train.sh": f"python3 -m proj.verl.trainer.main_ppo trainer.critic_warmup = 0 {N4}\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert "GRPO001" in codes(report, "train.sh")  # `key = 0` is no override Hydra can parse
+    write(root, {f"{copy}/scripts/train.sh": f"python3 -m proj.verl.trainer.main_ppo {N4}\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    assert "skipped" not in str(notes(report).get(f"{copy}/scripts/train.sh", ""))
