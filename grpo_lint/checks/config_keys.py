@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.fixes import drop_prefix, rename, set_value
-from grpo_lint.checks.messages import assignment, config_of, fw, shown
+from grpo_lint.checks.messages import assignment, config_of, fw, shown, shown_override
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
@@ -370,15 +370,6 @@ def _ambiguous_flag(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         finding.entry,
         fix="write the whole flag name",
     )
-
-
-def shown_override(value: object) -> str:
-    """A value as written in a Hydra override."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if value is None:
-        return "null"
-    return str(value)
 
 
 @rule(

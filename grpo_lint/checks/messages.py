@@ -32,8 +32,6 @@ def name_of(plan: RunPlan, name: str) -> str:
 def assignment(plan: RunPlan, key: str, value: object) -> str:
     """`key value` as the user writes it here: `k: v` in YAML/JSON, `--k v` in a script, `k=v` in Python."""
     if plan.framework == "verl":
-        from grpo_lint.checks.config_keys import shown_override
-
         path = key.removesuffix(" (default)")
         if plan.document.format == "hydra":
             return f"{path}={shown_override(value)}"
@@ -92,3 +90,12 @@ def openrlhf_flag(plan: RunPlan, name: str) -> str:
     if canonical in NAMES:
         return f"--{NAMES[canonical][1 if plan.native.dotted else 0]}"
     return f"--{name}"
+
+
+def shown_override(value: object) -> str:
+    """A value as written in a Hydra override."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "null"
+    return str(value)

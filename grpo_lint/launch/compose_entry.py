@@ -30,7 +30,6 @@ from grpo_lint.sources.hydra_compose import (
 
 if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch, Places
-    from grpo_lint.launch.runs import ScriptRuns
     from grpo_lint.sources.hydra_overrides import HydraContext, Overrides
     from grpo_lint.versions import Target
 
@@ -40,7 +39,7 @@ def compose_entry(
     overrides: Overrides,
     places: Places,
     context: HydraContext,
-    result: ScriptRuns,
+    result: Any,  # grpo_lint.launch.runs.ScriptRuns: problems found on the way are added to it
     target_for: Callable[[str], Target] | None,
 ) -> HydraContext:
     entry = launch.hydra

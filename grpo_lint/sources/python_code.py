@@ -891,3 +891,9 @@ def _from_run_config(value: ast.expr) -> bool:
     if isinstance(value, ast.Constant):
         return isinstance(value.value, int) and not isinstance(value.value, bool)
     return isinstance(value, ast.Attribute) and value.attr == "seed"
+
+
+def index(text: str, path: str = "<unknown>") -> PythonIndex | None:
+    """The facts of one module, or None when it does not parse (one pass)."""
+    found = read(text, path)
+    return getattr(found, "index", None)

@@ -96,14 +96,6 @@ def literal(value: ast.expr | None) -> Any:
         return None
 
 
-def index(text: str, path: str = "<unknown>") -> PythonIndex | None:
-    """The facts of one module, or None when it does not parse (one pass: grpo_lint.sources.python_code)."""
-    from grpo_lint.sources.python_code import read
-
-    found = read(text, path)
-    return getattr(found, "index", None)
-
-
 def default_of(value: ast.expr | None) -> Any:
     """A dataclass field's literal default (`x: int = 3`, `field(default=3)`), else None."""
     if value is None:

@@ -18,7 +18,8 @@ from grpo_lint.limits import MAX_PYTHON_BYTES
 from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 from grpo_lint.sources.document import ReadProblem
-from grpo_lint.sources.python_index import Field, index
+from grpo_lint.sources.python_code import index
+from grpo_lint.sources.python_index import Field
 from grpo_lint.sources.reading import read_file
 from grpo_lint.workspace.modules import ClassRef, Modules
 
