@@ -30,7 +30,12 @@ if TYPE_CHECKING:
 # Rules whose verdict does not depend on the framework release: a typo of a key no release has, greedy
 # or collapsed sampling, a file that cannot be read, a command cut short, an accelerate config that
 # contradicts itself, and grpo-lint's own failures.
-RELEASE_INDEPENDENT = frozenset({"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GRPO202", "GRPO501", "GRPO506"})
+RELEASE_INDEPENDENT = frozenset(
+    {"GRPO000", "GRPO001", "GRPO002", "GRPO201", "GRPO202", "GRPO501", "GRPO506", "GRPO508"}
+)
+# Rules whose verdict holds in every release of one framework: verl's FSDP workers assert that the rollout's
+# parallel size divides the actor-rollout GPUs in every release (fsdp_workers.py `_build_rollout`, 0.2 to 0.9).
+RELEASE_INDEPENDENT_IN = frozenset({("GRPO402", "verl")})
 # Rules that judge keys against the key set (and defaults) of the parser that reads the file: an unknown
 # key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
 # left unset. They need that key set to be shown; a framework copy inside the repository shows its own.
@@ -152,6 +157,8 @@ def decide(
             elif oldest is not None and (code, diagnostic.key, diagnostic.span) not in both:
                 skipped[code] = _only_at_some(target)
                 continue
+        elif (code, plan.framework) in RELEASE_INDEPENDENT_IN:
+            pass
         elif code not in RELEASE_INDEPENDENT and target.unknown and not (copy_shows_keys and code in SHOWN_BY_COPY):
             skipped[code] = f"the verdict depends on the release, and {target.uncertain}"
             continue

@@ -505,3 +505,49 @@ def test_a_launch_script_kept_inside_a_copys_package_folder_is_linted(tmp_path, 
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
     assert "skipped" not in str(notes(report).get(f"{copy}/scripts/train.sh", ""))
+
+
+SUBCLASS_MAIN = MAIN.replace(
+    "from verl.trainer.ppo.ray_trainer import RayPPOTrainer", "from my_rl.trainer.agent import AgentTrainer"
+).replace("RayPPOTrainer(config=config)", "AgentTrainer(config=config)")
+
+
+def test_verls_workers_check_the_rollout_split_whatever_trainer_drives_them(tmp_path, monkeypatch):
+    run = f"python3 -m my_rl.trainer.main_ppo trainer.n_gpus_per_node={{gpus}} {N4}\n"
+    root = fork(tmp_path, run.format(gpus=1))
+    write(
+        root,
+        {
+            "my_rl/trainer/main_ppo.py": SUBCLASS_MAIN,
+            "my_rl/trainer/agent.py": "from verl.trainer.ppo.ray_trainer import RayPPOTrainer\n\n\n"
+            "class AgentTrainer(RayPPOTrainer):\n    pass\n",
+            "my_rl/trainer/config/rollout_tp.yaml": "",
+        },
+    )
+    config = (root / "my_rl/trainer/config/ppo_trainer.yaml").read_text()
+    write(
+        root,
+        {
+            "my_rl/trainer/config/ppo_trainer.yaml": config.replace(
+                "    n: 1\n", "    n: 1\n    tensor_model_parallel_size: 2\n"
+            )
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO402"]  # 1 GPU cannot hold a rollout engine of 2
+    write(root, {"scripts/train.sh": run.format(gpus=4)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+
+
+def test_a_placeholder_left_in_a_launch_stops_it_and_the_command_is_read_as_meant(tmp_path, monkeypatch):
+    run = (
+        "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --model Qwen/Qwen2.5-7B --dataset {data} \\\n"
+        "    --num_generations 4 --per_device_train_batch_size 2 --split_dataset_ratio 0\n"
+    )
+    root = write(tmp_path, {"requirements.txt": "ms-swift==3.5.3\n", "run.sh": run.format(data="<path_to_data>")})
+    _, report = lint(root, monkeypatch)
+    assert [(d["code"], d["line"], d["column"]) for d in report["diagnostics"]] == [("GRPO508", 1, 80)]
+    write(root, {"run.sh": run.format(data="data/train.jsonl")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report) == []

@@ -181,8 +181,20 @@ def _join_glued_continuations(source: bytes) -> bytes:
     return b"\n".join(out)
 
 
+# `<path_to_x>` standing alone: a placeholder, which grpo-lint reads as the word it stands for (and reports,
+# GRPO508) where bash and tree-sitter see a redirection. Both sides are given `_path_to_x_` to compare the rest.
+_PLACEHOLDER = re.compile(rb"(?<=[ \t])<([A-Za-z_][\w./:-]*)>(?=[ \t\r\n;\\]|$)", re.M)
+
+
+def _placeholder_word(text: str) -> str:
+    """A word as the tree-sitter side sees it once its placeholders are replaced (a whole word, or inside one)."""
+    if re.fullmatch(r"<[A-Za-z_][\w./:-]*>", text):
+        return f"_{text[1:-1]}_"
+    return _PLACEHOLDER.sub(rb"_\1_", text.encode()).decode()
+
+
 def tree_sitter_view(source: bytes) -> tuple[Counter, set[int]] | None:
-    source = _join_glued_continuations(source)
+    source = _PLACEHOLDER.sub(rb"_\1_", _join_glued_continuations(source))
     tree = _parser().parse(source)
     if _has_error(tree.root_node):
         return None
@@ -235,7 +247,7 @@ def grpo_lint_view(text: str) -> tuple[Counter, set[int]]:
     groups += [(cut.lost[0].span.line, cut.lost) for cut in script.cutoffs]
     for line, words in groups:
         spans = list(dict.fromkeys(w.span for w in words))  # a word split in several keeps one span
-        texts = _normalise([script.written(s) for s in spans])
+        texts = _normalise([_placeholder_word(script.written(s)) for s in spans])
         if texts and texts[0] != "test":  # tree-sitter's tests are not commands (see tree_sitter_view)
             commands[(line, texts)] += 1
     return commands, {span.line for span in script.ending_comments}

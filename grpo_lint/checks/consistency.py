@@ -12,7 +12,8 @@ from grpo_lint.checks.messages import assignment, fw, name_of, spell
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.groups import divisors_at_least_two
 from grpo_lint.options import Options
-from grpo_lint.plan import RunPlan
+from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.records import Record
 
 
 def _as_list(value: Any) -> list[Any]:
@@ -180,12 +181,17 @@ def tensor_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diag
 
 
 def _verl_rollout_parallel(plan: RunPlan) -> Iterator[Diagnostic]:
-    """verl's rollout shares the training GPUs (hybrid engine): TP x DP x PP must divide their count."""
-    run = plan.native
-    if run is None or run.n_gpus % run.rollout_parallel == 0:
-        return
+    """verl's rollout shares the training GPUs (hybrid engine): TP x DP x PP must divide their count. The check is
+    the FSDP workers', whatever trainer class drives them: a repository's own entry point gets it too."""
     rollout = "actor_rollout_ref.rollout"
+    run = plan.native
     tp = plan.get(f"{rollout}.tensor_model_parallel_size")
+    if run is None:
+        run = _entry_rollout(plan, tp)
+        if run is None:
+            return
+    if run.n_gpus % run.rollout_parallel == 0:
+        return
     parts = [f"{tp.label(f'{rollout}.tensor_model_parallel_size')} {tp.value}"]
     for name in ("data_parallel_size", "pipeline_model_parallel_size"):
         setting = plan.get(f"{rollout}.{name}")
@@ -203,6 +209,31 @@ def _verl_rollout_parallel(plan: RunPlan) -> Iterator[Diagnostic]:
         tp if tp.span else plan.world_size if plan.world_size.span else Span.point(1, 1),
         fix=assignment(plan, f"{rollout}.tensor_model_parallel_size", spell(nearest_divisors(divisors))),
     )
+
+
+class _Rollout(Record):
+    n_gpus: int
+    rollout_parallel: int
+
+
+def _entry_rollout(plan: RunPlan, tp: Setting) -> _Rollout | None:
+    """GPUs and rollout parallel size of a verl run whose trainer is not verl's own (no VerlRun), from the run's
+    settings: the GPU count written, the sizes written or from the entry point's composed tree."""
+    from grpo_lint.frameworks.base import as_int
+
+    if plan.document.format != "hydra" or str(plan.get("actor_rollout_ref.actor.strategy").value) == "megatron":
+        return None
+    per_node, nodes = plan.get("trainer.n_gpus_per_node"), plan.get("trainer.nnodes")
+    names = ("trainer.n_gpus_per_node", "trainer.nnodes", "actor_rollout_ref.rollout.tensor_model_parallel_size")
+    if not (per_node.explicit or nodes.explicit) or any(n in plan.document.unknown for n in names):
+        return None
+    hydra = plan.document.hydra
+    if not tp.explicit and hydra is not None and hydra.schema is None:
+        return None  # the default of an entry point's own tree that was not composed is not known
+    size = as_int(tp.value, 2)
+    for name in ("data_parallel_size", "pipeline_model_parallel_size"):
+        size *= max(as_int(plan.get(f"actor_rollout_ref.rollout.{name}").value, 1), 1)
+    return _Rollout(max(as_int(per_node.value, 8), 1) * max(as_int(nodes.value, 1), 1), max(size, 1))
 
 
 def nearest_divisors(divisors: list[int]) -> list[int]:

@@ -82,6 +82,20 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
     from grpo_lint.launch.runs import never_starts
 
     for launch in launches:
+        spans = {word.span for word in launch.command.words}
+        for placeholder in script.placeholders:
+            if placeholder not in spans:
+                continue
+            name = script.written(placeholder)
+            yield _diagnostic(
+                "GRPO508",
+                f"`{name}` is a placeholder left in the script: bash reads it as a redirection from a file named "
+                f"`{name[1:-1]}` (and the `>` as one to the next word), which does not exist, so the command of line "
+                f"{launch.command.line} never runs. The other checks read the command as meant, with the placeholder "
+                "as its value",
+                placeholder,
+                "write the real value in place of the placeholder",
+            )
         why = never_starts(script, launch)
         if not why:
             continue

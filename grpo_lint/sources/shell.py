@@ -86,6 +86,8 @@ class Script(Record):
     # A quote that nothing closes: bash stops reading the script there ("unexpected EOF while looking for
     # matching `''"), so the command it opens never runs. (line, column) of the opening quote and the quote.
     unclosed: tuple[int, int, str] | None = None
+    # `<placeholder>` words: bash takes each for a redirection from a file of that name (see _Lexer.run).
+    placeholders: tuple[Span, ...] = ()
 
     def written(self, span: Span) -> str:
         """The text of a span as the script writes it (quotes and `$VAR` included)."""
@@ -311,6 +313,8 @@ def _unique(names: list[str]) -> tuple[str, ...]:
 # A word of plain characters only, and what may follow it for it to be a whole word: not `(` (`A=(x)`
 # is an array), nor `<` or `>` (`10>(cmd)` goes on with a process substitution).
 _SIMPLE_WORD = lazy(r"[^ \t\r\n;&|()<>'\"$`\\]+")
+# `<path_to_model>` standing alone as a word: a placeholder a user is meant to replace.
+_PLACEHOLDER = lazy(r"(<[A-Za-z_][\w./:-]*>)(?=[ \t\r\n;\\]|$)")
 _SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)")
 _BRACED_STOP = lazy(r"""[\\'"$}]""")  # what braced_text() looks at inside `${...}`
 _SINGLE_QUOTED_STOP = lazy(r"'")
@@ -364,6 +368,7 @@ class _Lexer:
         self.cutoffs: list[CutOff] = []
         self.ending_comments: list[Span] = []
         self.unclosed: tuple[int, int, str] | None = None
+        self.placeholders: list[Span] = []
         self.words: list[Word] = []
         self.heredocs: list[tuple[str, bool]] = []
         self.skip_next = False  # the next word is a redirection target
@@ -442,6 +447,16 @@ class _Lexer:
             elif char == ")":
                 self.advance()
                 self.end_command()
+            elif char == "<" and (placeholder := _PLACEHOLDER.match(self.text, self.i)) is not None:
+                # `--val_dataset <path_to_val_dataset>`: a placeholder left in the script. bash reads it as a
+                # redirection from a file of that name and does not run the command when the file is missing; the
+                # command is read as meant (the placeholder as its value) and the placeholder is noted.
+                start = self.pos()
+                self.advance(placeholder.end(1) - self.i)
+                span = self.span_from(start)
+                if self.level == 0:
+                    self.placeholders.append(span)
+                self.add_word(Word(placeholder.group(1), span, ()))
             elif char in "<>" or (char.isdigit() and self.at("<>", 1)):
                 self.redirection()
             else:
@@ -1118,7 +1133,16 @@ def parse(text: str, path: str, environment: dict[str, Word] | None = None) -> S
     lexer.exported.update(environment or ())
     lexer.run()
     lines = tuple(text.split("\n"))
-    return Script(path, text, lexer.commands, lexer.cutoffs, tuple(lexer.ending_comments), lines, lexer.unclosed)
+    return Script(
+        path,
+        text,
+        lexer.commands,
+        lexer.cutoffs,
+        tuple(lexer.ending_comments),
+        lines,
+        lexer.unclosed,
+        tuple(lexer.placeholders),
+    )
 
 
 def _unclosed_from(text: str, at: int, quote: str) -> bool:
