@@ -551,3 +551,46 @@ def test_a_placeholder_left_in_a_launch_stops_it_and_the_command_is_read_as_mean
     write(root, {"run.sh": run.format(data="data/train.jsonl")})
     _, report = lint(root, monkeypatch)
     assert codes(report) == []
+
+
+ASSERTING_MAIN = MAIN.replace(
+    "def main(config):\n",
+    "def main(config):\n    assert config.actor_rollout_ref.rollout.n == 1, 'groups come from env.rollout.n here'\n"
+    "    if config.trainer.nnodes > 1:\n        assert config.data.train_batch_size == 7\n",
+)
+
+
+def test_an_assertion_of_the_entry_point_about_the_config_is_checked_against_the_run(tmp_path, monkeypatch):
+    root = fork(tmp_path, "python3 -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.n=5\n")
+    write(root, {"my_rl/trainer/main_ppo.py": ASSERTING_MAIN})
+    _, report = lint(root, monkeypatch)
+    (stop,) = [d for d in report["diagnostics"] if d["path"].endswith("train.sh")]
+    assert stop["code"] == "GRPO508" and "main_ppo.py:7 asserts" in stop["message"]
+    # the tree's own value passes; an assertion under an `if` is not judged (data.train_batch_size is 64)
+    write(root, {"scripts/train.sh": "python3 -m my_rl.trainer.main_ppo trainer.nnodes=2\n"})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report, "train.sh")
+
+
+def test_a_setting_the_script_replaces_after_parsing_is_not_used(tmp_path, monkeypatch):
+    recipe = "num_generations: 4\nper_device_train_batch_size: 4\nmax_grad_norm: {value}\n"
+    pipeline = PIPELINE.replace(
+        "    GRPOTrainer(",
+        "    training_args.max_grad_norm = 1.0\n    if model_args:\n        training_args.seed = 3\n    GRPOTrainer(",
+    )
+    root = write(
+        tmp_path,
+        {
+            "pyproject.toml": '[project]\nname = "x"\ndependencies = ["trl==0.15.0"]\n',
+            "main.py": "from train.pipeline import main\n\nif __name__ == '__main__':\n    main()\n",
+            "train/__init__.py": "",
+            "train/pipeline.py": pipeline,
+            "recipe.yaml": recipe.format(value=2.0) + "seed: 7\n",
+            "start.sh": "accelerate launch --num_processes 4 main.py --config recipe.yaml\n",
+        },
+    )
+    _, report = lint(root, monkeypatch)
+    assert [(d["code"], d["line"]) for d in report["diagnostics"]] == [("GRPO012", 3)]  # seed: under an `if`
+    write(root, {"recipe.yaml": recipe.format(value=1.0)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report) == []

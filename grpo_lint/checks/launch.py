@@ -33,6 +33,7 @@ _RULES = (
     ("GRPO506", "accelerate-config-inconsistent", Severity.ERROR, "An accelerate config contradicts itself."),
     ("GRPO507", "unresolved-value", Severity.INFO, "A launch-script value that is not known before launch."),
     ("GRPO508", "launch-never-starts", Severity.ERROR, "The launch cannot start as written."),
+    ("GRPO012", "overwritten-by-script", Severity.WARNING, "A setting the training script replaces after parsing."),
 )
 for _code, _name, _severity, _summary in _RULES:
     REGISTRY[_code] = Rule(_code, _name, _severity, _summary, None)

@@ -33,6 +33,9 @@ class HydraEntry(Record):
     # The class whose training loop the settings feed, when it is verl's RayPPOTrainer or extends it:
     # `AgentRayPPOTrainer (verl_tool/trainer/ppo/ray_trainer.py) extends verl's RayPPOTrainer`. "" when not shown.
     trainer: str
+    # What the entry file asserts about the config before training, unconditionally (an `assert` in a function
+    # body, not under an `if`): (dotted key, operator, literal, line, the assertion as written).
+    asserts: tuple[tuple[str, str, Any, int, str], ...] = ()
 
     def config_dir(self, root: Path, override: str | None = None) -> Path | None:
         """The primary config folder (`--config-path` replaces the decorator's, also relative to the file)."""
@@ -57,7 +60,67 @@ def hydra_entry(modules: Any, script: Path) -> HydraEntry | None:
     # A verl trainer's entry: it builds verl's trainer, or its config is a trainer's (generation and SFT
     # entries of verl are Hydra apps too, with no `actor_rollout_ref` section and no ppo_trainer base).
     verl = bool(trainer) or _config_mentions(modules.root, relative, app)
-    return HydraEntry(relative, app.line, app.config_path, app.config_name, verl, trainer)
+    asserts = _config_asserts(modules.code(relative)) if verl else ()
+    return HydraEntry(relative, app.line, app.config_path, app.config_name, verl, trainer, asserts)
+
+
+_OPERATORS = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "In": "in", "NotIn": "not in"}
+
+
+def _config_asserts(code: Any) -> tuple[tuple[str, str, Any, int, str], ...]:
+    """`assert config.a.b == 1` statements of a function body (not nested in if/for/while/try/with) whose left side
+    is a key of the config the function is given (a parameter named config or cfg) and whose right side a literal."""
+    if code is None:
+        return ()
+    import ast
+
+    from grpo_lint.sources.python_index import dotted, literal
+
+    try:
+        tree = ast.parse(code.text)
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    found: list[tuple[str, str, Any, int, str]] = []
+    for function in ast.walk(tree):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        names = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)} & {"config", "cfg"}
+        for statement in function.body:
+            test = statement.test if isinstance(statement, ast.Assert) else None
+            if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+                continue
+            operator = _OPERATORS.get(type(test.ops[0]).__name__)
+            left = dotted(test.left)
+            head, _, path = left.partition(".")
+            right = test.comparators[0]
+            value = literal(right)
+            if operator is None or head not in names or not path or (value is None and not _is_none(right)):
+                continue
+            found.append((path, operator, value, statement.lineno, ast.get_source_segment(code.text, test) or left))
+    return tuple(found)
+
+
+def _is_none(node: Any) -> bool:
+    import ast
+
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def assertion_holds(operator: str, value: Any, expected: Any) -> bool | None:
+    """Whether `value <operator> expected` holds; None when the values cannot be compared."""
+    try:
+        return {
+            "==": lambda: value == expected,
+            "!=": lambda: value != expected,
+            "<": lambda: value < expected,
+            "<=": lambda: value <= expected,
+            ">": lambda: value > expected,
+            ">=": lambda: value >= expected,
+            "in": lambda: value in expected,
+            "not in": lambda: value not in expected,
+        }[operator]()
+    except (TypeError, KeyError):
+        return None
 
 
 def _config_mentions(root: Path, relative: str, app: Any) -> bool:

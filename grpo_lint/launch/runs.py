@@ -147,6 +147,7 @@ def _run(
         if kind is not None:
             result.not_grpo.append(f"`swift rlhf` with rlhf_type {kind} (line {launch.command.line}) is not GRPO")
             return None
+    result.problems.extend(_overwritten(launch, places, document))
     document.launcher = _launcher_world(launch, file_entries, unresolved)
     document.entry = launch.entry or ""
     if launch.framework == "trl" and launch.entry is None:
@@ -281,6 +282,36 @@ def _swift_rlhf_type(document: Document, unresolved: dict[str, Word]) -> str | N
     return None if value == "grpo" else value
 
 
+def _overwritten(launch: Launch, places: Places, document: Document) -> list[Diagnostic]:
+    """A setting the run writes that the training script replaces right after parsing (GRPO012)."""
+    if launch.script is None or places.modules is None or launch.framework not in ("trl", "swift"):
+        return []
+    found = resolve_file(launch.script, places)
+    if found is None:
+        return []
+    replaced = places.modules.overwritten(found)
+    program = places.modules.program(found)
+    where = program.parser.split(" ", 1)[0] if program is not None and program.parser else str(found)
+    problems: list[Diagnostic] = []
+    for name, value, line in replaced:
+        entry = document.entries.get(name)
+        if entry is None or entry.value == value:
+            continue
+        problems.append(
+            Diagnostic(
+                "GRPO012",
+                Severity.WARNING,
+                f"`{entry.key}: {entry.value}` is not used: the training script sets `{name} = {value!r}` right after "
+                f"parsing its arguments ({where.rpartition(':')[0] or where}:{line}), so every run gets {value!r}",
+                entry.key_span.path or "",
+                entry.key_span,
+                key=entry.key,
+                fix=f"delete `{entry.key}`, or remove the assignment at line {line} of the script",
+            )
+        )
+    return problems
+
+
 def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str | None, str]:
     """What the Python script a launch runs shows, when it is in the repository: the keys it adds to the
     framework's (its own argument classes, its argparse flags), its parser (None when it is not known,
@@ -356,7 +387,48 @@ def _verl_document(
     document.hydra = context._replace(unresolved=unresolved)
     result.problems.extend(_grammar_problems(overrides.invalid, script))
     result.problems.extend(_missing_files(launch, overrides, places))
+    result.problems.extend(_failed_asserts(launch, overrides, document.hydra))
     return document, overrides.unresolved
+
+
+def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagnostic]:
+    """An `assert config.a.b == X` of the entry point that this run's value of `a.b` fails (the composed tree's
+    value, or the override's): the entry stops with AssertionError before training."""
+    from grpo_lint.launch.entries import assertion_holds
+
+    entry = launch.hydra
+    if entry is None or not entry.asserts or context.schema is None:
+        return []
+    found: list[Diagnostic] = []
+    for path, operator, expected, line, written in entry.asserts:
+        override = overrides.entries.get(path)
+        if path in overrides.unresolved:
+            continue
+        if override is not None:
+            value = override.value
+        elif path in context.schema:
+            value = context.schema[path]
+        else:
+            continue
+        if isinstance(value, str) and "${" in value:
+            continue  # an interpolation: its value is known when verl runs
+        if assertion_holds(operator, value, expected) is not False:
+            continue
+        where = override.value_span if override is not None else launch.command.words[0].span
+        source = "" if override is not None else f" (the value of {context.composed_from})"
+        found.append(
+            Diagnostic(
+                "GRPO508",
+                Severity.ERROR,
+                f"{entry.file}:{line} asserts `{written}`, but this run gives `{path}` {value!r}{source}: the entry "
+                "point stops with AssertionError before training",
+                "",
+                where,
+                key=path,
+                fix=f"give `{path}` a value the entry point accepts ({operator} {expected!r})",
+            )
+        )
+    return found
 
 
 # Keys whose value is a file verl loads at start-up (verl/trainer/ppo/reward.py get_custom_reward_fn:

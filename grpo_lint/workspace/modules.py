@@ -297,6 +297,61 @@ class Modules:
                 found.append(program)
         return found[0] if len(found) == 1 else None
 
+    def overwritten(self, path: str | Path) -> tuple[tuple[str, object, int], ...]:
+        """The parsed arguments a training script sets itself after its parser read them
+        (`training_args.max_grad_norm = 1.0` after `parser.parse_args_and_config()`): (field, value, line). Only
+        literal values, at the top of the function that parses (not under an `if`), are read. Follows a thin entry
+        script into the module it delegates to."""
+        relative = self.relative(path)
+        if relative is None:
+            return ()
+        found = self._overwritten(relative)
+        if found:
+            return found
+        program = self.program(path)
+        if program is not None and program.parser:
+            file = program.parser.split(":", 1)[0]
+            if file != relative:
+                return self._overwritten(file)
+        return ()
+
+    def _overwritten(self, relative: str) -> tuple[tuple[str, object, int], ...]:
+        import ast
+
+        from grpo_lint.sources.python_index import literal
+
+        code = self.code(relative)
+        if code is None or (b"parse_args" not in code.text.encode()):
+            return ()
+        try:
+            tree = ast.parse(code.text)
+        except (SyntaxError, ValueError, RecursionError):
+            return ()
+        found: list[tuple[str, object, int]] = []
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            parsed: set[str] = set()
+            for statement in function.body:
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Call):
+                    callee = statement.value.func
+                    if isinstance(callee, ast.Attribute) and callee.attr.startswith("parse_args"):
+                        for target in statement.targets:
+                            names = target.elts if isinstance(target, ast.Tuple) else [target]
+                            parsed |= {n.id for n in names if isinstance(n, ast.Name)}
+                        continue
+                if not parsed or not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                    continue
+                target = statement.targets[0]
+                if (
+                    isinstance(target, ast.Attribute)
+                    and isinstance(target.value, ast.Name)
+                    and target.value.id in parsed
+                    and isinstance(statement.value, ast.Constant)
+                ):
+                    found.append((target.attr, literal(statement.value), statement.lineno))
+        return tuple(found)
+
     def _may_train(self, relative: str) -> bool:
         from grpo_lint.sources.document import ReadProblem
         from grpo_lint.sources.reading import read_file
