@@ -349,9 +349,20 @@ def entry() -> None:
     flags = plain_flags(args)
     if flags is not None:
         _run_plain(args, flags)
-    from grpo_lint.cli_click import main
+    click_command().main(args=args)
 
-    main.main(args=args)
+
+def click_command() -> Any:
+    """The click command (grpo_lint.cli_click), built once on first use: --help, completion, usage errors."""
+    global _CLICK
+    if _CLICK is None:
+        from grpo_lint.cli_click import command
+
+        _CLICK = command(lint_command)
+    return _CLICK
+
+
+_CLICK: Any = None
 
 
 def _run_plain(args: list[str], flags: dict[str, Any]) -> None:
@@ -371,16 +382,12 @@ def _run_plain(args: list[str], flags: dict[str, Any]) -> None:
     except Exception as exc:
         if type(exc).__module__.split(".")[0] != "click":
             raise
-        from grpo_lint.cli_click import main
-
-        main.main(args=args)
+        click_command().main(args=args)
     sys.exit(0)
 
 
 def __getattr__(name: str) -> Any:
     """`grpo_lint.cli.main`, the click command, built on first use."""
     if name == "main":
-        from grpo_lint.cli_click import main
-
-        return main
+        return click_command()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,6 +6,7 @@ Imported only when click reads the line: `--help`, `--version`, a usage error, s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -42,8 +43,8 @@ def _option(flag: Flag) -> Any:
     return click.option(*flag.names, flag.dest, **kwargs)
 
 
-def _command() -> click.Command:
-    from grpo_lint.cli import lint_command
+def command(lint_command: Callable[[tuple[str, ...], dict[str, Any]], None]) -> click.Command:
+    """The click command around `lint_command` (grpo_lint.cli hands it in: this module imports no command)."""
 
     def main(paths: tuple[str, ...], **flags: Any) -> None:
         lint_command(paths, flags)
@@ -61,6 +62,3 @@ def _command() -> click.Command:
         main = _option(flag)(main)
     main = click.argument("paths", nargs=-1, type=click.Path())(main)
     return click.command(name="grpo-lint", context_settings={"help_option_names": ["-h", "--help"]})(main)
-
-
-main = _command()

@@ -4,30 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from grpo_lint.diagnostics import Span
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.records import Record
+from grpo_lint.setting import Setting
 from grpo_lint.sources.document import Document, Entry
 from grpo_lint.versions import Target
-
-
-class Setting(Record):
-    """A resolved value: what it is, which key set it (None = the version's default) and where."""
-
-    value: Any
-    key: str | None = None
-    span: Span | None = None
-    origin: str = "default"  # "file", "default", "--world-size", or a description
-
-    @property
-    def explicit(self) -> bool:
-        return self.key is not None
-
-    def label(self, name: str) -> str:
-        """How a message names it: the user's key, or the neutral name marked as a default."""
-        return self.key if self.key else f"{name} (default)"
 
 
 class KeyFinding(Record):

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 from packaging.version import InvalidVersion, Version
 
 from grpo_lint.records import Record
+from grpo_lint.release_range import parsed_version
 
 if TYPE_CHECKING:
-    from grpo_lint.workspace.pins import Pin
+    from typing import Any as Pin  # grpo_lint.workspace.pins.Pin (not imported: pins reads versions)
 
 # The distribution names on PyPI, and the newest release the reference covers.
 DISTRIBUTIONS = {"trl": "trl", "swift": "ms-swift", "verl": "verl", "openrlhf": "openrlhf"}
@@ -260,7 +261,12 @@ def fitting(framework: str, allowed: tuple[Version, ...], keys: Iterable[str]) -
     for key in keys:
         spec = table.get(key.lstrip("-").replace("-", "_") if framework != "verl" else key.lstrip("+~"))
         if spec is not None and (spec.since is not None or spec.removed is not None):
-            bounds.append((_v(spec.since) if spec.since else None, _v(spec.removed) if spec.removed else None))
+            bounds.append(
+                (
+                    parsed_version(spec.since) if spec.since else None,
+                    parsed_version(spec.removed) if spec.removed else None,
+                )
+            )
     if not bounds:
         return allowed
     misfits = [
@@ -367,15 +373,3 @@ def release_below(framework: str, version: Version) -> Version:
         return version
     below = [v for v in known if v <= version]
     return max(below) if below else known[0]
-
-
-def in_range(version: Version, since: str | None = None, until: str | None = None) -> bool:
-    """since <= version < until, with either bound optional."""
-    if since is not None and version < _v(since):
-        return False
-    return not (until is not None and version >= _v(until))
-
-
-@cache
-def _v(text: str) -> Version:
-    return Version(text)

@@ -9,7 +9,7 @@ import sys
 import click
 import pytest
 
-from grpo_lint.cli_click import main
+from grpo_lint.cli import click_command
 from grpo_lint.cli_flags import FLAGS, plain_flags
 
 from .conftest import run_cli
@@ -26,7 +26,7 @@ def places(tmp_path, monkeypatch):
 
 def _click(args: list[str]) -> dict | None:
     try:
-        with main.make_context("grpo-lint", list(args)) as ctx:
+        with click_command().make_context("grpo-lint", list(args)) as ctx:
             return dict(ctx.params)
     except (click.ClickException, click.exceptions.Exit):
         return None

@@ -11,8 +11,8 @@ from grpo_lint.frameworks.fields import FieldSpec, FieldTable
 from grpo_lint.frameworks.schema import Schema
 from grpo_lint.groups import GroupRules
 from grpo_lint.plan import KeyFinding, Setting
+from grpo_lint.release_range import in_range
 from grpo_lint.sources.document import Document, Entry
-from grpo_lint.versions import in_range
 
 
 @cache

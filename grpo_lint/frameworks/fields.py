@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.records import Record
-from grpo_lint.versions import in_range
+from grpo_lint.release_range import in_range
 
 
 class Versioned(Record):

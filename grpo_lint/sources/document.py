@@ -8,7 +8,7 @@ from grpo_lint.diagnostics import Span
 from grpo_lint.records import Record
 
 if TYPE_CHECKING:
-    from grpo_lint.plan import Setting
+    from grpo_lint.setting import Setting
 
 
 class Entry:
