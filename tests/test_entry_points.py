@@ -594,3 +594,23 @@ def test_a_setting_the_script_replaces_after_parsing_is_not_used(tmp_path, monke
     write(root, {"recipe.yaml": recipe.format(value=1.0)})
     _, report = lint(root, monkeypatch)
     assert codes(report) == []
+
+
+CHAIN_MAIN = MAIN.replace(
+    "def main(config):\n",
+    "def main(config):\n    manager = config.reward_model.get('reward_manager', 'episode')\n"
+    "    if manager == 'episode':\n        pass\n    elif manager == 'naive':\n        pass\n"
+    "    else:\n        raise NotImplementedError\n",
+)
+
+
+def test_an_if_chain_that_raises_for_other_values_of_a_key_is_checked_against_the_run(tmp_path, monkeypatch):
+    run = "python3 -m my_rl.trainer.main_ppo +reward_model.reward_manager={manager} {N4}\n"
+    root = fork(tmp_path, run.format(manager="dapo", N4=N4))
+    write(root, {"my_rl/trainer/main_ppo.py": CHAIN_MAIN})
+    _, report = lint(root, monkeypatch)
+    (stop,) = [d for d in report["diagnostics"] if d["path"].endswith("train.sh")]
+    assert stop["code"] == "GRPO508" and "only as 'episode', 'naive'" in stop["message"]
+    write(root, {"scripts/train.sh": run.format(manager="naive", N4=N4)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []

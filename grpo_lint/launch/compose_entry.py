@@ -291,7 +291,10 @@ def _overrides(overrides: Overrides) -> list[Override]:
 
 
 def _stops(launch: Launch, overrides: Overrides, entry: Any, message: str) -> Diagnostic:
-    flag = next((w for w in launch.args if w.text.startswith(("--config-name", "-cn", "--config-path", "-cp"))), None)
+    # the word the failure is about: the config folder, else the config name, else the first of them written
+    about = ("--config-path", "-cp") if "directory not found" in message else ("--config-name", "-cn")
+    flags = [w for w in launch.args if w.text.startswith(("--config-name", "-cn", "--config-path", "-cp"))]
+    flag = next((w for w in flags if w.text.startswith(about)), flags[0] if flags else None)
     span = flag.span if flag is not None else launch.command.words[0].span
     first = message.splitlines()[0]
     return Diagnostic(

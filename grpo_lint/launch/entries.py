@@ -34,7 +34,8 @@ class HydraEntry(Record):
     # `AgentRayPPOTrainer (verl_tool/trainer/ppo/ray_trainer.py) extends verl's RayPPOTrainer`. "" when not shown.
     trainer: str
     # What the entry file asserts about the config before training, unconditionally (an `assert` in a function
-    # body, not under an `if`): (dotted key, operator, literal, line, the assertion as written).
+    # body, not under an `if`; an `if key == a: ... elif key == b: ... else: raise` chain on one key):
+    # (dotted key, operator, literal, line, the assertion as written).
     asserts: tuple[tuple[str, str, Any, int, str], ...] = ()
 
     def config_dir(self, root: Path, override: str | None = None) -> Path | None:
@@ -85,7 +86,17 @@ def _config_asserts(code: Any) -> tuple[tuple[str, str, Any, int, str], ...]:
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         names = {a.arg for a in (*function.args.args, *function.args.kwonlyargs)} & {"config", "cfg"}
+        aliases: dict[str, str] = {}  # `manager = config.reward_model.get("reward_manager", "x")`: name -> key
         for statement in function.body:
+            alias = _alias(statement, names)
+            if alias is not None:
+                aliases[alias[0]] = alias[1]
+                continue
+            chain = _raising_chain(statement, names, aliases)
+            if chain is not None:
+                path, allowed, written = chain
+                found.append((path, "in", allowed, statement.lineno, written))
+                continue
             test = statement.test if isinstance(statement, ast.Assert) else None
             if not isinstance(test, ast.Compare) or len(test.ops) != 1:
                 continue
@@ -98,6 +109,61 @@ def _config_asserts(code: Any) -> tuple[tuple[str, str, Any, int, str], ...]:
                 continue
             found.append((path, operator, value, statement.lineno, ast.get_source_segment(code.text, test) or left))
     return tuple(found)
+
+
+def _alias(statement: Any, names: set[str]) -> tuple[str, str] | None:
+    """`x = config.a.b` or `x = config.a.get("b", default)`: (x, "a.b")."""
+    import ast
+
+    from grpo_lint.sources.python_index import dotted
+
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return None
+    target, value = statement.targets[0], statement.value
+    if not isinstance(target, ast.Name):
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get":
+        base = dotted(value.func.value)
+        key = value.args[0].value if value.args and isinstance(value.args[0], ast.Constant) else None
+        head, _, path = base.partition(".")
+        if head in names and isinstance(key, str):
+            return target.id, f"{path}.{key}" if path else key
+        return None
+    head, _, path = dotted(value).partition(".")
+    return (target.id, path) if head in names and path else None
+
+
+def _raising_chain(statement: Any, names: set[str], aliases: dict[str, str]) -> tuple[str, tuple, str] | None:
+    """`if x == "a": ... elif x == "b": ... else: raise ...` on one config key: (key, the values that pass, text)."""
+    import ast
+
+    from grpo_lint.sources.python_index import dotted, literal
+
+    if not isinstance(statement, ast.If):
+        return None
+    path, allowed, node = None, [], statement
+    while isinstance(node, ast.If):
+        test = node.test
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return None
+        left = dotted(test.left)
+        key = aliases.get(left)
+        if key is None:
+            head, _, rest = left.partition(".")
+            key = rest if head in names and rest else None
+        value = literal(test.comparators[0])
+        if key is None or (path is not None and key != path) or value is None:
+            return None
+        path = key
+        allowed.append(value)
+        orelse = node.orelse
+        if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+            node = orelse[0]
+            continue
+        if len(orelse) == 1 and isinstance(orelse[0], ast.Raise) and path is not None:
+            return path, tuple(allowed), f"{path} in {tuple(allowed)!r} (else: raise)"
+        return None
+    return None
 
 
 def _is_none(node: Any) -> bool:

@@ -416,12 +416,21 @@ def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagno
             continue
         where = override.value_span if override is not None else launch.command.words[0].span
         source = "" if override is not None else f" (the value of {context.composed_from})"
+        if written.endswith("(else: raise)"):
+            what = (
+                f"{entry.file}:{line} accepts `{path}` only as {', '.join(repr(v) for v in expected)} and raises "
+                f"otherwise, but this run gives {value!r}{source}: the entry point stops before training"
+            )
+        else:
+            what = (
+                f"{entry.file}:{line} asserts `{written}`, but this run gives `{path}` {value!r}{source}: the entry "
+                "point stops with AssertionError before training"
+            )
         found.append(
             Diagnostic(
                 "GRPO508",
                 Severity.ERROR,
-                f"{entry.file}:{line} asserts `{written}`, but this run gives `{path}` {value!r}{source}: the entry "
-                "point stops with AssertionError before training",
+                what,
                 "",
                 where,
                 key=path,
