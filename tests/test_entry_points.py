@@ -614,3 +614,15 @@ def test_an_if_chain_that_raises_for_other_values_of_a_key_is_checked_against_th
     write(root, {"scripts/train.sh": run.format(manager="naive", N4=N4)})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
+
+
+def test_ms_swift_top_p_above_one_fails_only_under_vllm(tmp_path, monkeypatch):
+    config = "rlhf_type: grpo\nnum_generations: 4\nper_device_train_batch_size: 4\ntop_p: 1.5\n{vllm}"
+    root = write(
+        tmp_path, {"requirements.txt": "ms-swift==3.10.2\n", "grpo.yaml": config.format(vllm="use_vllm: true\n")}
+    )
+    _, report = lint(root, monkeypatch, "--world-size", "1", "grpo.yaml")
+    assert [(d["code"], d["line"]) for d in report["diagnostics"]] == [("GRPO003", 4)]
+    write(root, {"grpo.yaml": config.format(vllm="")})  # transformers' generate: no top-p filter above 1, no error
+    _, report = lint(root, monkeypatch, "--world-size", "1", "grpo.yaml")
+    assert codes(report) == []

@@ -23,10 +23,11 @@ _OVERRIDES: dict[str, dict] = {
     "generation_batch_size": {"since": "3.5.0", "ge": 1},
     "steps_per_generation": {"since": "3.5.0", "ge": 1},
     "temperature": {"default": 0.9},
+    # ms-swift itself never checks top_p (no check in swift/ at v3.5.3, v3.10.2, v4.2.0): above 1 only vLLM rejects
+    # it (frontend._vllm_problems); transformers' generate then applies no top-p filter.
     "top_p": {
         "default": Versioned((("3.1.1", None), ("3.2.0", 0.9), ("4.1.0", 1.0))),
         "ge": 0,
-        "le": 1,
     },
     "top_k": {"default": Versioned((("3.1.1", None), ("3.2.0", 50), ("4.1.0", -1))), "ge": -1},
     "min_p": {"since": "4.5.0", "ge": 0, "le": 1},
