@@ -273,7 +273,7 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
             f"{where}/ is a copy of {DISPLAY[fork.framework]} whose configuration schema grpo-lint cannot read "
             f"(no ppo_trainer.yaml or argument definitions it knows), so keys of {DISPLAY[fork.framework]} runs "
             "in this repository are not checked, nor are the batch rules that rest on its defaults; only the "
-            "sampling values a run sets itself are judged"
+            "sampling values a run sets itself are judged."
         )
         fix = (
             f"nothing is wrong; to have the keys checked, keep the copy's reference config in {where}/ as verl "

@@ -117,7 +117,7 @@ def _problems(
                 continue  # a rule that is not selected in this run cannot be judged unused
             else:
                 where = "in this file" if suppression.covers is None else f"on line {suppression.covers}"
-                message = f"suppression of {code} is unused: nothing {where} reports {code}"
+                message = f"suppression of {code} is unused: nothing {where} reports {code}."
             problems.append(_report(path, suppression, message))
     return problems
 

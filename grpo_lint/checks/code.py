@@ -223,16 +223,16 @@ def _report(code: PythonFile, seed: Seed, reach: RandomUse | str, helper: Helper
     via = f" (which seeds the global random streams with it, {helper.where})" if helper is not None else ""
     if seed.stream:
         module = "Python's `random` module" if seed.stream == "random" else "numpy's global generator"
-        what = f"so every rank draws the same values from {module} there"
+        what = f"so every rank draws the same values from {module} there."
     elif code.samples:
         what = (
             "so each GPU draws the same random stream: completions sampled for copies of a prompt on different "
-            "ranks are identical, and so are their rewards"
+            "ranks are identical, and so are their rewards."
         )
     else:
         what = (
             "so every rank draws the same dropout masks and random augmentations for its own data (nanoGPT-style "
-            "scripts add the rank to the seed for this reason)"
+            "scripts add the rank to the seed for this reason)."
         )
     return Diagnostic(
         "GRPO301",
@@ -379,7 +379,7 @@ def _samplers(code: PythonFile, modules: Modules | None = None) -> Iterator[Diag
                 "GRPO303",
                 Severity.WARNING,
                 f"{sampler.name} shuffles with {what}, not the run's seed: the data order is the same in every run "
-                "whatever its seed, so changing --seed does not change which prompts are grouped and trained on first",
+                "whatever its seed, so changing --seed does not change which prompts are grouped and trained on first.",
                 code.path,
                 sampler.span,
                 fix=f"{sampler.name}(..., seed=args.seed): the run's seed, the same on every rank",
@@ -389,7 +389,7 @@ def _samplers(code: PythonFile, modules: Modules | None = None) -> Iterator[Diag
                 "GRPO305",
                 Severity.WARNING,
                 f"{sampler.name} shuffles, but nothing calls its set_epoch(): it draws the same order in every epoch "
-                "(it seeds its shuffle with seed + epoch), so each epoch repeats the first one's batches and groups",
+                "(it seeds its shuffle with seed + epoch), so each epoch repeats the first one's batches and groups.",
                 code.path,
                 sampler.span,
                 fix="call sampler.set_epoch(epoch) at the start of every epoch",

@@ -29,7 +29,7 @@ def unknown_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 plan,
                 "GRPO507",
                 f"`{entry.key}: {entry.value}` is resolved by {fw(plan)} when it runs (an OmegaConf resolver, or a "
-                "reference to one); the checks that need its value stand down",
+                "reference to one); the checks that need its value stand down.",
                 entry.value_span,
                 fix="write the number, or reference another key of this config (`${trainer.nnodes}`)",
                 severity=Severity.INFO,
@@ -158,7 +158,7 @@ def _script_parser_unknown(plan: RunPlan, finding: KeyFinding, parser: str, from
     what = f"`{key}` is not a field of any argument class that {parser} reads"
     if parser.startswith(ASSUMED_READER):  # "assumed: one of the repository's GRPO training scripts (...) reads it"
         what = f"`{key}` is not a field of any argument class of the script assumed to read this file"
-    suggestion = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else ""
+    suggestion = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else "."
     if not from_file:
         return report(
             plan,

@@ -623,7 +623,7 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         "GRPO106",
         f"the run uses {what} ({reason}); with {fw(plan)} this config is valid on {spell_counts(valid)} "
         f"process{'es' if valid != [1] else ''} and rejected on the other counts; pass --world-size or launch "
-        "it from a script to check exactly",
+        "it from a script to check exactly.",
         world if world.span else FILE_START,
         fix=fix,
     )

@@ -93,7 +93,7 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 f"`{name}` is a placeholder left in the script: bash reads it as a redirection from a file named "
                 f"`{name[1:-1]}` (and the `>` as one to the next word), which does not exist, so the command of line "
                 f"{launch.command.line} never runs. The other checks read the command as meant, with the placeholder "
-                "as its value",
+                "as its value.",
                 placeholder,
                 "write the real value in place of the placeholder",
             )
@@ -108,7 +108,7 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 "GRPO508",
                 f"`{launch.missing}` is not a module of the repository, although its package `{package}` is: Python "
                 f"stops at once (\"No module named '{launch.missing}'\"), so the command of line "
-                f"{launch.command.line} never starts",
+                f"{launch.command.line} never starts.",
                 word.span,
                 "name the module that holds the entry point (a file under the package folder), or restore the file",
             )
@@ -119,7 +119,7 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 "GRPO508",
                 f"this {quote} is never closed: bash reads to the end of the file looking for its match and stops "
                 f'("unexpected EOF while looking for matching `{quote}\'"), so the `{program}` command of line '
-                f"{launch.command.line} never runs",
+                f"{launch.command.line} never runs.",
                 Span(line, column, line, column + 1),
                 f"delete the stray {quote}, or close it",
             )
@@ -217,7 +217,7 @@ def _bypassed(launch: Launch) -> Iterator[Diagnostic]:
     yield _diagnostic(
         "GRPO503",
         f"{launch.bypass}: {where}, but a single training process runs, so the batch and group arithmetic "
-        "differs from the one the script was written for",
+        "differs from the one the script was written for.",
         launch.command.words[0].span,
         fix,
     )
@@ -503,7 +503,7 @@ def check_accelerate_config(document: Document) -> Iterator[Diagnostic]:
             f"num_processes {config.num_processes} is the total over all machines, and {config.num_machines} "
             f"machines cannot share it evenly: accelerate starts {per_machine} per machine, "
             f"{per_machine * config.num_machines} in all, so every batch computed for {config.num_processes} "
-            "processes is wrong",
+            "processes is wrong.",
             document.path,
             processes.key_span,
             key="num_processes",

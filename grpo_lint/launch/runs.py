@@ -302,7 +302,7 @@ def _overwritten(launch: Launch, places: Places, document: Document) -> list[Dia
                 "GRPO012",
                 Severity.WARNING,
                 f"`{entry.key}: {entry.value}` is not used: the training script sets `{name} = {value!r}` right after "
-                f"parsing its arguments ({where.rpartition(':')[0] or where}:{line}), so every run gets {value!r}",
+                f"parsing its arguments ({where.rpartition(':')[0] or where}:{line}), so every run gets {value!r}.",
                 entry.key_span.path or "",
                 entry.key_span,
                 key=entry.key,
@@ -419,12 +419,12 @@ def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagno
         if written.endswith("(else: raise)"):
             what = (
                 f"{entry.file}:{line} accepts `{path}` only as {', '.join(repr(v) for v in expected)} and raises "
-                f"otherwise, but this run gives {value!r}{source}: the entry point stops before training"
+                f"otherwise, but this run gives {value!r}{source}: the entry point stops before training."
             )
         else:
             what = (
                 f"{entry.file}:{line} asserts `{written}`, but this run gives `{path}` {value!r}{source}: the entry "
-                "point stops with AssertionError before training"
+                "point stops with AssertionError before training."
             )
         found.append(
             Diagnostic(
@@ -499,7 +499,7 @@ def _missing_files(launch: Launch, overrides: Any, places: Places) -> list[Diagn
                 "GRPO508",
                 Severity.ERROR,
                 f"`{entry.key}` names {written}, which is in no folder the run may start in (the script's own up "
-                "to the repository root): verl stops at start-up with FileNotFoundError before training",
+                "to the repository root): verl stops at start-up with FileNotFoundError before training.",
                 "",
                 entry.value_span,
                 key=entry.key,
@@ -645,7 +645,7 @@ def _read_config(entry: Entry, config: str | None, places: Places, result: Scrip
                 "GRPO001",
                 Severity.WARNING,
                 f"the config file {config} named here was not found (looked from the current directory, "
-                "the script's folder and its parents); only the flags are checked",
+                "the script's folder and its parents); only the flags are checked.",
                 "",
                 entry.value_span,
             )
@@ -669,7 +669,7 @@ def _outside(named: str, found: Outside, places: Places, span: Span) -> Diagnost
         "GRPO001",
         Severity.INFO,
         f"the config file {named} named here is outside the repository ({root}), so it is not read (a linted "
-        "repository must not make grpo-lint print files of the machine it runs on); only the flags are checked",
+        "repository must not make grpo-lint print files of the machine it runs on); only the flags are checked.",
         "",
         span,
         fix=f"to check it, name it too: grpo-lint <this script> {found.path}",
