@@ -150,6 +150,10 @@ def lint_document(
     from grpo_lint.premises import decide
 
     diagnostics, unchecked = decide(diagnostics, plan, oldest)
+    if selected("GRPO013", options):
+        from grpo_lint.premises import release_ties
+
+        diagnostics.extend(release_ties(plan))
     result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
     result.unchecked = unchecked
     return result

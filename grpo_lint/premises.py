@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.records import Record
 
@@ -209,3 +211,52 @@ def _reader_assumed(diagnostic: Diagnostic, parser: str) -> Diagnostic:
         message=diagnostic.message + f" (A warning, not an error: no launch names this file; it is assumed that "
         f"{parser.removeprefix(ASSUMED_READER)}.)",
     )
+
+
+def release_ties(plan: RunPlan) -> list[Diagnostic]:
+    """GRPO013: nothing states the release, and a key the config writes exists only up to (or only from) some
+    release: the release grpo-lint assumed is chosen by that key, and a fresh install may not be it. Says which
+    releases the key works with and the pin that keeps the run as written."""
+    target = plan.target
+    if not target.uncertain or target.fork is not None or not target.source.startswith("assumed"):
+        return []  # a statement of the repository (even a range) or a copy decides the release
+    document = plan.document
+    hydra = document.hydra
+    if document.parser or (hydra is not None and (hydra.entry is not None or hydra.schema is not None)):
+        return []  # the repository's own reader (a script's parser, an entry point's tree) decides its keys
+    if document.entry and document.entry not in ("trl grpo", "trl.scripts.grpo", "unsloth"):
+        return []
+    if plan.framework == "verl" and document.format != "hydra":
+        return []  # a Hydra YAML read alone: which tree (and so which keys) composes it is not shown
+    if not target.allows or not target.admits or target.allows == target.admits:
+        return []
+    from grpo_lint.versions import DISPLAY, DISTRIBUTIONS
+
+    name, package = DISPLAY[target.framework], DISTRIBUTIONS[target.framework]
+    newest = target.admits[-1]
+    found: list[Diagnostic] = []
+    for key, entry in plan.document.entries.items():
+        spec = plan.specs.get(key)
+        if spec is None or (spec.since is None and spec.removed is None):
+            continue
+        if spec.removed is not None and Version(spec.removed) <= newest:
+            works, pin = f"up to the release before {spec.removed}", f"{package}<{spec.removed}"
+            fresh = f"a fresh install ({name} {newest}) rejects or ignores it"
+        elif spec.since is not None and Version(spec.since) > target.admits[0]:
+            works, pin = f"from {spec.since}", f"{package}>={spec.since}"
+            fresh = "an older install lacks it"
+        else:
+            continue
+        found.append(
+            Diagnostic(
+                "GRPO013",
+                Severity.INFO,
+                f"`{entry.key}` exists in {name} only {works}, and nothing in the repository states which {name} "
+                f"release it runs: {fresh}, so the run depends on which release is installed.",
+                plan.path,
+                entry.key_span,
+                key=entry.key,
+                fix=f"pin `{pin}` in the repository's requirements",
+            )
+        )
+    return found

@@ -626,3 +626,14 @@ def test_ms_swift_top_p_above_one_fails_only_under_vllm(tmp_path, monkeypatch):
     write(root, {"grpo.yaml": config.format(vllm="")})  # transformers' generate: no top-p filter above 1, no error
     _, report = lint(root, monkeypatch, "--world-size", "1", "grpo.yaml")
     assert codes(report) == []
+
+
+def test_a_key_that_ties_a_config_to_releases_is_said_when_nothing_pins_the_framework(tmp_path, monkeypatch):
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nuse_vllm: true\nvllm_device: cuda:7\n"
+    root = write(tmp_path, {"README.md": "x\n", "grpo.yaml": config})
+    _, report = lint(root, monkeypatch, "--world-size", "4", "grpo.yaml")
+    (tie,) = [d for d in report["diagnostics"] if d["code"] == "GRPO013"]
+    assert tie["severity"] == "info" and tie["line"] == 4 and "trl<" in tie["fix"]["message"]
+    write(root, {"requirements.txt": "trl==0.16.0\n"})  # a pin decides the release: nothing to say
+    _, report = lint(root, monkeypatch, "--world-size", "4", "grpo.yaml")
+    assert "GRPO013" not in codes(report)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from grpo_lint.checks import report, rule
+from grpo_lint.checks import REGISTRY, Rule, report, rule
 from grpo_lint.checks.fixes import drop_prefix, rename, set_value
 from grpo_lint.checks.messages import assignment, config_of, fw, shown, shown_override
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity
@@ -370,6 +370,16 @@ def _ambiguous_flag(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         finding.entry,
         fix="write the whole flag name",
     )
+
+
+# GRPO013 is decided with the premises (grpo_lint.premises.release_ties), after the rules: registered here.
+REGISTRY["GRPO013"] = Rule(
+    "GRPO013",
+    "release-tied-key",
+    Severity.INFO,
+    "A key that exists only up to or only from some release, with nothing pinning the release.",
+    None,
+)
 
 
 @rule(

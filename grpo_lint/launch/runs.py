@@ -117,7 +117,9 @@ def _run(
         return _finish_run(Run(launch, document, unresolved, extra, broken))
     if launch.framework == "openrlhf":
         flags, unresolved = flag_entries(launch.args)
-        return _finish_run(Run(launch, Document(script.path, script.text, "cli", flags), unresolved, extra))
+        document = Document(script.path, script.text, "cli", flags)
+        document.entry = launch.entry or ""  # an OpenRLHF trainer under another package name reads its own flags
+        return _finish_run(Run(launch, document, unresolved, extra))
     version = target_for(launch.framework).version
     flags, unresolved = flag_entries(launch.args)
     config_entry, config_path = _config_file(launch, flags, version)
