@@ -637,3 +637,26 @@ def test_a_key_that_ties_a_config_to_releases_is_said_when_nothing_pins_the_fram
     write(root, {"requirements.txt": "trl==0.16.0\n"})  # a pin decides the release: nothing to say
     _, report = lint(root, monkeypatch, "--world-size", "4", "grpo.yaml")
     assert "GRPO013" not in codes(report)
+
+
+def test_a_bare_install_in_one_example_does_not_outweigh_the_repositorys_pin(tmp_path, monkeypatch):
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nuse_vllm: true\nvllm_device: cuda:7\n"
+    root = write(
+        tmp_path,
+        {
+            "requirements.txt": "trl==0.16.0\n",
+            "examples/demo/setup.sh": "pip install trl -U\n",
+            "examples/demo/grpo.yaml": config,
+        },
+    )
+    _, report = lint(root, monkeypatch, "--show", "examples/demo/grpo.yaml")
+    assert '"target_source": "requirements.txt:1 trl==0.16.0"' in json_dumps(report)
+    write(root, {"requirements.txt": "numpy\n"})  # nothing else states a release: the bare install is what there is
+    _, report = lint(root, monkeypatch, "--show", "examples/demo/grpo.yaml")
+    assert '"target_source": "examples/demo/setup.sh:1 trl' in json_dumps(report)
+
+
+def json_dumps(report: dict) -> str:
+    import json
+
+    return json.dumps(report)

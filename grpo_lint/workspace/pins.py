@@ -153,13 +153,19 @@ class Statements:
         if own:
             return _best(own), _disagreement(own)
         folder = relative.rpartition("/")[0]
+        bare_only: list[Pin] = []
         while True:
             here = [p for p in self.folder(folder) if p.framework == framework]
-            if here:
+            if here and all(_bare(p) for p in here):
+                # `pip install trl -U` in one example's folder allows every release: a pin above it still speaks
+                bare_only = bare_only or here
+            elif here:
                 return _best(here), _disagreement(here)
             if not folder:
                 break
             folder = folder.rpartition("/")[0]
+        if bare_only:
+            return _best(bare_only), ""
         mine = [p for p in self.shared if p.framework == framework]
         if not mine:
             return None, ""
@@ -213,6 +219,13 @@ def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-
     except (ValueError, SyntaxError, RecursionError, TypeError, AttributeError, MemoryError):
         pass
     return _without_bare_mentions(found)
+
+
+def _bare(pin: Pin) -> bool:
+    """A statement that names the framework with no release (`pip install trl -U`, a bare `trl`)."""
+    from grpo_lint.versions import releases
+
+    return not pin.exact and not pin.commit and not pin.fork and pin.allows == releases(pin.framework)
 
 
 def _without_bare_mentions(found: list[Pin]) -> list[Pin]:
