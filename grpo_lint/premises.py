@@ -18,7 +18,7 @@ What is not checked, and why, is kept for `--show` and `--verbose`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
@@ -233,30 +233,50 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
     from grpo_lint.versions import DISPLAY, DISTRIBUTIONS
 
     name, package = DISPLAY[target.framework], DISTRIBUTIONS[target.framework]
-    newest = target.admits[-1]
-    found: list[Diagnostic] = []
+    newest, oldest = target.admits[-1], target.admits[0]
+    until: list[tuple[Version, Any]] = []  # keys that exist only up to a release the newest install is past
+    since: list[tuple[Version, Any]] = []  # keys that exist only from a release after the oldest install
     for key, entry in plan.document.entries.items():
         spec = plan.specs.get(key)
-        if spec is None or (spec.since is None and spec.removed is None):
+        if spec is None:
             continue
         if spec.removed is not None and Version(spec.removed) <= newest:
-            works, pin = f"up to the release before {spec.removed}", f"{package}<{spec.removed}"
-            fresh = f"a fresh install ({name} {newest}) rejects or ignores it"
-        elif spec.since is not None and Version(spec.since) > target.admits[0]:
-            works, pin = f"from {spec.since}", f"{package}>={spec.since}"
-            fresh = "an older install lacks it"
-        else:
+            until.append((Version(spec.removed), entry))
+        elif spec.since is not None and Version(spec.since) > oldest:
+            since.append((Version(spec.since), entry))
+    found: list[Diagnostic] = []
+    for group, pin, works, fresh in (
+        (
+            until,
+            f"{package}<{min(until, key=_first)[0]}" if until else "",
+            "up to the release before",
+            "rejects or ignores",
+        ),
+        (since, f"{package}>={max(since, key=_first)[0]}" if since else "", "from", "lacks"),
+    ):
+        if not group:
             continue
+        bound = min(group, key=_first)[0] if group is until else max(group, key=_first)[0]
+        entries = [entry for _, entry in sorted(group, key=lambda item: item[1].key_span.line)]
+        keys = ", ".join(f"`{e.key}`" for e in entries[:3]) + (
+            f" and {len(entries) - 3} more" if len(entries) > 3 else ""
+        )
+        install = f"a fresh install ({name} {newest})" if group is until else f"an install older than {bound}"
         found.append(
             Diagnostic(
                 "GRPO013",
                 Severity.INFO,
-                f"`{entry.key}` exists in {name} only {works}, and nothing in the repository states which {name} "
-                f"release it runs: {fresh}, so the run depends on which release is installed.",
+                f"{keys} {'exist' if len(entries) > 1 else 'exists'} in {name} only {works} {bound}, and nothing in "
+                f"the repository states which {name} release it runs: {install} {fresh} "
+                f"{'them' if len(entries) > 1 else 'it'}, so the run depends on which release is installed.",
                 plan.path,
-                entry.key_span,
-                key=entry.key,
+                entries[0].key_span,
+                key=entries[0].key,
                 fix=f"pin `{pin}` in the repository's requirements",
             )
         )
     return found
+
+
+def _first(item: tuple[Version, Any]) -> Version:
+    return item[0]
