@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.frameworks.fields import FieldSpec, FieldTable
-from grpo_lint.frameworks.schema import Schema
+from grpo_lint.frameworks.schema import Schema, ValueProblem
 from grpo_lint.groups import GroupRules
 from grpo_lint.plan import KeyFinding, Setting
 from grpo_lint.release_range import in_range
@@ -142,3 +142,21 @@ def expand_abbreviations(document: Document, specs: dict[str, Any]) -> frozenset
         renamed[longer[0]] = entry
     document.entries = renamed
     return frozenset(ambiguous)
+
+
+def vllm_top_p(coerced: dict) -> list[ValueProblem]:
+    """top_p above 1 under vLLM: its SamplingParams rejects it at the first generation (0 < top_p <= 1). Without
+    vLLM transformers' generate applies no top-p filter above 1 (a TRL 1.16.0 GRPOTrainer step with top_p=1.5 runs,
+    transformers 5.23.0), and neither TRL nor ms-swift checks the value itself."""
+    top_p = coerced.get("top_p")
+    if isinstance(top_p, int | float) and not isinstance(top_p, bool) and top_p > 1 and coerced.get("use_vllm"):
+        return [
+            ValueProblem(
+                "top_p",
+                "generation",
+                "is rejected by vLLM at the first generation (SamplingParams: top_p must be in (0, 1]); without vLLM "
+                "it would mean no top-p filter",
+                fix="top_p: 1.0",
+            )
+        ]
+    return []

@@ -169,15 +169,21 @@ def _header(path: Path) -> str | None:
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for path, value in flat.items():
-        node = out
-        *parents, leaf = path.split(".")
-        for part in parents:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = node[part] = {}
-            node = child
+        node, leaf = _holder(out, path)
         node[leaf] = copy.deepcopy(value)
     return out
+
+
+def _holder(config: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
+    """The mapping that holds a dotted key's leaf (made where missing, a scalar in the way replaced), and the leaf."""
+    node = config
+    *parents, leaf = key.split(".")
+    for part in parents:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    return node, leaf
 
 
 def _final_package(parent: str, package: str) -> str:
@@ -475,13 +481,7 @@ def _covers(existing: dict[str, Any], value: dict[str, Any]) -> bool:
 
 
 def _set(config: dict[str, Any], key: str, value: Any) -> None:
-    node = config
-    *parents, leaf = key.split(".")
-    for part in parents:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
+    node, leaf = _holder(config, key)
     if isinstance(value, dict) and isinstance(node.get(leaf), dict):
         _merge_dicts(node[leaf], value)
     else:

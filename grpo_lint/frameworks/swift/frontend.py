@@ -16,6 +16,7 @@ from grpo_lint.frameworks.base import (
     resolve_settings,
     rules_at,
     schema_for,
+    vllm_top_p,
 )
 from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.frameworks.swift.fields import CONFIG_FILE_KEYS, swift_table
@@ -112,7 +113,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
             continue
         values[name] = entry.value
     coerced, problems = schema_for(table, version).validate(values)
-    problems = problems + _vllm_problems(coerced)
+    problems = problems + vllm_top_p(coerced)  # ms-swift never checks top_p itself (v3.5.3, v3.10.2, v4.2.0)
     if flavor == "args.json":
         findings = []
     else:
@@ -168,23 +169,6 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
 # (swift/cli/main.py prepare_config_args: `argv.extend(value)`). From 4.1 both become command-line text.
 _FILES_AS_TEXT = Version("4.1.0")
 _CONFIG_FLAG = Version("3.10.0")
-
-
-def _vllm_problems(coerced: dict) -> list[ValueProblem]:
-    """top_p above 1: vLLM's SamplingParams rejects it at the first generation (0 < top_p <= 1); ms-swift does not
-    check it, and without vLLM transformers applies no top-p filter, so it runs."""
-    top_p = coerced.get("top_p")
-    if isinstance(top_p, int | float) and not isinstance(top_p, bool) and top_p > 1 and coerced.get("use_vllm"):
-        return [
-            ValueProblem(
-                "top_p",
-                "generation",
-                "is rejected by vLLM at the first generation (SamplingParams: top_p must be in (0, 1]); without vLLM "
-                "it would mean no top-p filter",
-                fix="top_p: 1.0",
-            )
-        ]
-    return []
 
 
 def _file_problems(document: Document, specs: dict, version: Version) -> list[ValueProblem]:

@@ -11,6 +11,7 @@ from grpo_lint.frameworks.base import (
     resolve_settings,
     rules_at,
     schema_for,
+    vllm_top_p,
 )
 from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS, trl_table
@@ -124,20 +125,7 @@ def _with_reason(problem: ValueProblem) -> ValueProblem:
 
 def _generation_problems(coerced: dict) -> list[ValueProblem]:
     """Values GRPOConfig accepts but the first generation rejects."""
-    found: list[ValueProblem] = []
-    top_p = coerced.get("top_p")
-    if isinstance(top_p, int | float) and not isinstance(top_p, bool) and top_p > 1 and coerced.get("use_vllm"):
-        # vLLM's SamplingParams requires 0 < top_p <= 1; transformers just applies no top-p filter above 1
-        # (a GRPOTrainer step with top_p=1.5 runs, TRL 1.16.0 / transformers 5.23.0).
-        found.append(
-            ValueProblem(
-                "top_p",
-                "generation",
-                "is rejected by vLLM at the first generation (SamplingParams: top_p must be in (0, 1]); without vLLM "
-                "it would mean no top-p filter",
-                fix="top_p: 1.0",
-            )
-        )
+    found: list[ValueProblem] = vllm_top_p(coerced)
     top_k = coerced.get("top_k")
     if isinstance(top_k, int) and top_k < 0 and not coerced.get("use_vllm"):
         # transformers' TopKLogitsWarper (every 4.x and 5.x): "`top_k` has to be a strictly positive
