@@ -245,38 +245,30 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
         elif spec.since is not None and Version(spec.since) > oldest:
             since.append((Version(spec.since), entry))
     found: list[Diagnostic] = []
-    for group, pin, works, fresh in (
-        (
-            until,
-            f"{package}<{min(until, key=_first)[0]}" if until else "",
-            "up to the release before",
-            "rejects or ignores",
-        ),
-        (since, f"{package}>={max(since, key=_first)[0]}" if since else "", "from", "lacks"),
-    ):
-        if not group:
-            continue
-        bound = min(group, key=_first)[0] if group is until else max(group, key=_first)[0]
-        entries = [entry for _, entry in sorted(group, key=lambda item: item[1].key_span.line)]
-        keys = ", ".join(f"`{e.key}`" for e in entries[:3]) + (
-            f" and {len(entries) - 3} more" if len(entries) > 3 else ""
-        )
-        install = f"a fresh install ({name} {newest})" if group is until else f"an install older than {bound}"
-        found.append(
-            Diagnostic(
-                "GRPO013",
-                Severity.INFO,
-                f"{keys} {'exist' if len(entries) > 1 else 'exists'} in {name} only {works} {bound}, and nothing in "
-                f"the repository states which {name} release it runs: {install} {fresh} "
-                f"{'them' if len(entries) > 1 else 'it'}, so the run depends on which release is installed.",
-                plan.path,
-                entries[0].key_span,
-                key=entries[0].key,
-                fix=f"pin `{pin}` in the repository's requirements",
-            )
-        )
+    if until:
+        bound = min(version for version, _ in until)
+        install = f"a fresh install ({name} {newest}) rejects or ignores"
+        found.append(_tie(plan, name, until, f"up to the release before {bound}", install, f"{package}<{bound}"))
+    if since:
+        bound = max(version for version, _ in since)
+        install = f"an install older than {bound} lacks"
+        found.append(_tie(plan, name, since, f"from {bound}", install, f"{package}>={bound}"))
     return found
 
 
-def _first(item: tuple[Version, Any]) -> Version:
-    return item[0]
+def _tie(plan: RunPlan, name: str, group: list[tuple[Version, Any]], works: str, install: str, pin: str) -> Diagnostic:
+    """One GRPO013 for the keys that tie the run to one side of a release (`works`: which releases have them)."""
+    entries = sorted((entry for _, entry in group), key=lambda entry: entry.key_span.line)
+    many = len(entries) > 1
+    keys = ", ".join(f"`{e.key}`" for e in entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+    return Diagnostic(
+        "GRPO013",
+        Severity.INFO,
+        f"{keys} {'exist' if many else 'exists'} in {name} only {works}, and nothing in the repository states which "
+        f"{name} release it runs: {install} {'them' if many else 'it'}, so the run depends on which release is "
+        "installed.",
+        plan.path,
+        entries[0].key_span,
+        key=entries[0].key,
+        fix=f"pin `{pin}` in the repository's requirements",
+    )

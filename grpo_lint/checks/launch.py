@@ -130,7 +130,7 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
             f"this script has Windows (CRLF) line endings: bash reads the `\\` before each line end as an escaped "
             f"carriage return, not as a continuation, so the `{program}` command of line {launch.command.line} ends "
             "on its first line (with a stray carriage-return argument) and every line after it runs as a command "
-            "of its own",
+            "of its own.",
             Span(first.line, first.column, first.line, first.end_column),
             "convert the script to LF line endings (`dos2unix script.sh`, or `git config core.autocrlf input`)",
         )

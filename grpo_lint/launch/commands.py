@@ -303,8 +303,11 @@ def _copy_entry(command: Command, places: Places | None) -> Any:
     than the repository root (a copy in a sibling project never runs another project's script)."""
     if places is None or places.modules is None:
         return None
-    copies = [name[: -len(_COPY_MAIN)].rstrip("/") for name in places.modules.files if name.endswith(_COPY_MAIN)]
-    copies = [c for c in copies if f"{c}/{_COPY_MAIN}".lstrip("/") in places.modules.files or not c]
+    copies = [
+        name[: -len(_COPY_MAIN)].rstrip("/")
+        for name in places.modules.files
+        if name == _COPY_MAIN or name.endswith("/" + _COPY_MAIN)
+    ]
     if not copies:
         return None
     chosen = _copy_for(command, places, copies)
@@ -601,13 +604,17 @@ class Places(Record):
     # folder up to the repository root, nearest first (a project kept in a subfolder runs from its own top).
     workdir: str | None = None
 
+    def workdirs(self) -> tuple[Path, ...]:
+        """The folders the `cd` may name: the workdir below the script's folder and each folder above it up to
+        the repository root, nearest first (none without a `cd`)."""
+        if not self.workdir:
+            return ()
+        above = (self.script_dir, *self.script_dir.parents)
+        upto = above.index(self.root) + 1 if self.root in above else 1
+        return tuple(folder / self.workdir for folder in above[:upto])
+
     def bases(self) -> tuple[Path, ...]:
-        first: tuple[Path, ...] = ()
-        if self.workdir:
-            above = (self.script_dir, *self.script_dir.parents)
-            upto = above.index(self.root) + 1 if self.root in above else 1
-            first = tuple(folder / self.workdir for folder in above[:upto])
-        return (*first, self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
+        return (*self.workdirs(), self.script_dir, self.root, Path.cwd(), *self.script_dir.parents)
 
     def within(self, directory: str) -> Places:
         """These places for a command run in `directory` (relative to where the script runs)."""

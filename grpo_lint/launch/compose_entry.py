@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.limits import MAX_FILE_BYTES
 from grpo_lint.sources.hydra_compose import (
     ComposeError,
@@ -26,6 +26,7 @@ from grpo_lint.sources.hydra_compose import (
     Unresolved,
     compose,
     search_dirs,
+    yaml_loader,
 )
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def compose_entry(
             _stops(launch, overrides, entry, f"Primary config directory not found: {shown} is not a folder.")
         )
         return context._replace(not_composed="the config folder is not in the repository")
-    load = _loader(root, _files(places))
+    load = yaml_loader(MAX_FILE_BYTES, within=root, seen=_files(places))
     try:
         primary = load(config_dir / f"{name}.yaml") if (config_dir / f"{name}.yaml").is_file() else None
         search: list[Path | Fallback] = [config_dir]
@@ -88,7 +89,7 @@ def compose_entry(
         if overrides.config_dir is not None:
             if overrides.config_dir.startswith("(unknown") or "$" in overrides.config_dir:
                 raise Unresolved(f"--config-dir {overrides.config_dir} is not known before launch")
-            search.append(_run_dir(places, root) / overrides.config_dir)
+            search.append(run_dir(places) / overrides.config_dir)
         group_overrides = _overrides(overrides)
         # what the composition depends on: the search path, the name, and the overrides that may choose a group
         # (a dotted key never names one: Hydra's groups are folders, written with `/`)
@@ -97,24 +98,24 @@ def compose_entry(
         cache = _cache(places)
         if key not in cache:
             try:
-                cache[key] = compose(search, name, group_overrides, load, apply_values=False)
+                composition = compose(search, name, group_overrides, load, apply_values=False)
+                cache[key] = (composition.flat(), composition.group_keys)
             except (ComposeError, Unresolved) as exc:
                 cache[key] = exc
-        composition = cache[key]
-        if isinstance(composition, Exception):
-            raise composition
+        if isinstance(cache[key], Exception):
+            raise cache[key]
+        flat, group_keys = cache[key]
     except Unresolved as exc:
         return context._replace(not_composed=str(exc))
     except ComposeError as exc:
         result.problems.append(_stops(launch, overrides, entry, str(exc)))
         return context._replace(not_composed=f"Hydra stops: {exc}")
-    flat = _flat_cache(places).setdefault(id(composition), (composition, composition.flat()))[1]
     shown = os.path.relpath(config_dir / f"{name}.yaml", Path.cwd())
     from_file = shown if not shown.startswith("..") else str(config_dir / f"{name}.yaml")
     return context._replace(
         schema=flat,
         composed_from=f"the config {entry.file} composes ({from_file})",
-        group_keys=composition.group_keys,
+        group_keys=group_keys,
         verl_loop=bool(entry.trainer),
         config_name=name,
         flavour="megatron" if "megatron" in name else None,
@@ -143,60 +144,23 @@ def run_dir_path(word: Any, places: Places) -> Path | None:
     if found is None or ".." in found.group(1).split("/"):
         return None
     rest = found.group(1).rstrip("/")
-    starts = _starts(places, places.root)
-    return next((start / rest for start in starts if (start / rest).exists()), starts[0] / rest)
+    folders = starts(places)
+    return next((start / rest for start in folders if (start / rest).exists()), folders[0] / rest)
 
 
 def _cache(places: Places) -> dict[Any, Any]:
-    """Compositions of this run, kept with its modules (a repository's scripts compose the same tree many times)."""
+    """Compositions of this run (flat keys, group keys, or why not), kept with its modules (a repository's
+    scripts compose the same tree many times)."""
     return places.modules.compositions if places.modules is not None else {}
-
-
-def _flat_cache(places: Places) -> dict[int, Any]:
-    return places.modules.flat_compositions if places.modules is not None else {}
 
 
 def _files(places: Places) -> dict[Path, Any]:
     return places.modules.config_files if places.modules is not None else {}
 
 
-def _loader(root: Path, seen: dict[Path, Any] | None = None) -> Callable[[Path], Any]:
-    from grpo_lint.sources.document import ReadProblem
-    from grpo_lint.sources.reading import read_file
-    from grpo_lint.sources.yaml_guards import load_plain
-
-    def load(path: Path) -> Any:
-        if seen is not None:
-            if path not in seen:
-                try:
-                    seen[path] = read(path)
-                except Unresolved as exc:
-                    seen[path] = exc
-            found = seen[path]
-            if isinstance(found, Unresolved):
-                raise found
-            return found
-        return read(path)
-
-    def read(path: Path) -> Any:
-        data = read_file(path, MAX_FILE_BYTES, within=root)
-        if isinstance(data, ReadProblem):
-            raise Unresolved(f"{path} cannot be read: {data.message}")
-        try:
-            return load_plain(data.decode("utf-8", "replace"))
-        except ValueError as exc:
-            raise Unresolved(f"{path} cannot be read: {exc}") from None
-
-    return load
-
-
-def _run_dir(places: Places, root: Path) -> Path:
+def run_dir(places: Places) -> Path:
     """Where the run starts: the folder a `cd` before it names (from the script's folder up), else the root."""
-    if places.workdir:
-        for base in places.bases():
-            if base.is_dir() and places.workdir in str(base):
-                return base
-    return root
+    return next((folder for folder in places.workdirs() if folder.is_dir()), places.root)
 
 
 def _searchpath(
@@ -219,7 +183,7 @@ def _searchpath(
     places_found: list[Path | Fallback] = []
     for entry in entries:
         try:
-            places_found += search_dirs([entry], _starts(places, root), lambda m: _package_dir(m, places, root))
+            places_found += search_dirs([entry], starts(places), lambda m: _package_dir(m, places, root))
         except Unresolved:
             if upstream is None or not entry.replace("/", ".").rstrip(".").endswith("verl.trainer.config"):
                 raise
@@ -228,20 +192,15 @@ def _searchpath(
 
 
 def starts(places: Places) -> list[Path]:
-    """The folders a run of this script may start in (see `_starts`)."""
-    return _starts(places, places.root)
-
-
-def _starts(places: Places, root: Path) -> list[Path]:
     """Where the run may start: the folder a `cd` names, the script's folder and those above it up to the root
     (a script inside a vendored copy's project runs from that project's top)."""
-    found = [_run_dir(places, root)] if places.workdir else []
-    top = root.resolve()
+    found = [run_dir(places)] if places.workdir else []
+    top = places.root.resolve()
     for folder in (places.script_dir, *places.script_dir.parents):
         if folder != top and top not in folder.parents:
             break  # never above the repository
         found.append(folder)
-    return found or [root]
+    return found or [places.root]
 
 
 def _package_dir(module: str, places: Places, root: Path) -> Path | None:
@@ -292,10 +251,10 @@ def _overrides(overrides: Overrides) -> list[Override]:
 
 def _stops(launch: Launch, overrides: Overrides, entry: Any, message: str) -> Diagnostic:
     # the word the failure is about: the config folder, else the config name, else the first of them written
-    about = ("--config-path", "-cp") if "directory not found" in message else ("--config-name", "-cn")
+    folder_missing = "directory not found" in message
+    about = ("--config-path", "-cp") if folder_missing else ("--config-name", "-cn")
     flags = [w for w in launch.args if w.text.startswith(("--config-name", "-cn", "--config-path", "-cp"))]
     flag = next((w for w in flags if w.text.startswith(about)), flags[0] if flags else None)
-    span = flag.span if flag is not None else launch.command.words[0].span
     first = message.splitlines()[0]
     return Diagnostic(
         "GRPO001",
@@ -303,6 +262,11 @@ def _stops(launch: Launch, overrides: Overrides, entry: Any, message: str) -> Di
         f"Hydra cannot compose the config of {entry.file} (its `@hydra.main` at line {entry.line}): {first} "
         "The run stops before training (hydra.errors.ConfigCompositionException).",
         "",
-        span if isinstance(span, Span) else Span.point(1, 1),
-        fix="name a config that exists in the entry point's config folder, or add the missing file",
+        (flag or launch.command.words[0]).span,
+        fix=(
+            "point --config-path at a folder of the repository that holds the config (it is relative to "
+            f"{entry.file}, or absolute)"
+            if folder_missing
+            else "name a config that exists in the entry point's config folder, or add the missing file"
+        ),
     )

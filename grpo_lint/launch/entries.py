@@ -13,7 +13,9 @@ facts the repository's module index already holds (never importing the file).
 
 from __future__ import annotations
 
+import operator
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +32,8 @@ class HydraEntry(Record):
     config_path: str | None  # as written in the decorator (relative to the file's folder)
     config_name: str | None
     verl: bool  # it runs verl's trainer (constructs RayPPOTrainer, or its config is a ppo trainer's)
-    # The class whose training loop the settings feed, when it is verl's RayPPOTrainer or extends it:
-    # `AgentRayPPOTrainer (verl_tool/trainer/ppo/ray_trainer.py) extends verl's RayPPOTrainer`. "" when not shown.
+    # "verl's RayPPOTrainer" when the entry constructs verl's own trainer (its batch arithmetic applies); "" when
+    # not shown or when the class is the repository's own (a subclass may give the batch keys its own meaning).
     trainer: str
     # What the entry file asserts about the config before training, unconditionally (an `assert` in a function
     # body, not under an `if`; an `if key == a: ... elif key == b: ... else: raise` chain on one key):
@@ -100,14 +102,14 @@ def _config_asserts(code: Any) -> tuple[tuple[str, str, Any, int, str], ...]:
             test = statement.test if isinstance(statement, ast.Assert) else None
             if not isinstance(test, ast.Compare) or len(test.ops) != 1:
                 continue
-            operator = _OPERATORS.get(type(test.ops[0]).__name__)
+            comparison = _OPERATORS.get(type(test.ops[0]).__name__)
             left = dotted(test.left)
             head, _, path = left.partition(".")
             right = test.comparators[0]
             value = literal(right)
-            if operator is None or head not in names or not path or (value is None and not _is_none(right)):
+            if comparison is None or head not in names or not path or (value is None and not _is_none(right)):
                 continue
-            found.append((path, operator, value, statement.lineno, ast.get_source_segment(code.text, test) or left))
+            found.append((path, comparison, value, statement.lineno, ast.get_source_segment(code.text, test) or left))
     return tuple(found)
 
 
@@ -160,7 +162,7 @@ def _raising_chain(statement: Any, names: set[str], aliases: dict[str, str]) -> 
         if len(orelse) == 1 and isinstance(orelse[0], ast.If):
             node = orelse[0]
             continue
-        if len(orelse) == 1 and isinstance(orelse[0], ast.Raise) and path is not None:
+        if len(orelse) == 1 and isinstance(orelse[0], ast.Raise):
             return path, tuple(allowed), f"{path} in {tuple(allowed)!r} (else: raise)"
         return None
     return None
@@ -172,19 +174,22 @@ def _is_none(node: Any) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def assertion_holds(operator: str, value: Any, expected: Any) -> bool | None:
-    """Whether `value <operator> expected` holds; None when the values cannot be compared."""
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "in": lambda value, expected: value in expected,
+    "not in": lambda value, expected: value not in expected,
+}
+
+
+def assertion_holds(comparison: str, value: Any, expected: Any) -> bool | None:
+    """Whether `value <comparison> expected` holds; None when the values cannot be compared."""
     try:
-        return {
-            "==": lambda: value == expected,
-            "!=": lambda: value != expected,
-            "<": lambda: value < expected,
-            "<=": lambda: value <= expected,
-            ">": lambda: value > expected,
-            ">=": lambda: value >= expected,
-            "in": lambda: value in expected,
-            "not in": lambda: value not in expected,
-        }[operator]()
+        return bool(_COMPARE[comparison](value, expected))
     except (TypeError, KeyError):
         return None
 
@@ -205,23 +210,16 @@ def _config_mentions(root: Path, relative: str, app: Any) -> bool:
 
 
 def _verl_trainer(modules: Any, relative: str, index: Any) -> str:
+    """ "verl's RayPPOTrainer" when the entry constructs verl's own trainer class; "" otherwise. A subclass (an
+    agent loop, the fully async trainer) may give the batch keys its own meaning (the fully async trainer runs
+    with data.train_batch_size=0), so only verl's own class brings verl's batch arithmetic."""
     for name, _line in index.trainers:
         ref = modules.resolve(relative, name)
-        if ref is None:
+        if ref is None or ref.name not in _VERL_TRAINERS:
             continue
-        chain = _extends_verl(modules, ref, 0)
-        if chain:
-            return chain
+        if (ref.module.split(".")[0] == "verl") if ref.file is None else _in_verl(ref.file):
+            return "verl's RayPPOTrainer"
     return ""
-
-
-def _extends_verl(modules: Any, ref: Any, depth: int) -> str:
-    """ "verl's RayPPOTrainer" when the class is verl's own trainer; "" otherwise. A subclass (an agent loop,
-    the fully async trainer) may give the batch keys its own meaning (the fully async trainer runs with
-    data.train_batch_size=0), so only verl's own class brings verl's batch arithmetic."""
-    del modules, depth
-    in_verl = ref.module.split(".")[0] == "verl" if ref.file is None else _in_verl(ref.file)
-    return "verl's RayPPOTrainer" if ref.name in _VERL_TRAINERS and in_verl else ""
 
 
 def _in_verl(file: str) -> bool:

@@ -471,30 +471,24 @@ _LOADED_SUFFIXES = (".py", ".yaml", ".yml", ".json")
 
 def _missing_files(launch: Launch, overrides: Any, places: Places) -> list[Diagnostic]:
     """A file an override names for verl to load at start-up that is in no folder the run may start in."""
-    from grpo_lint.launch.compose_entry import run_dir_path, starts
+    from grpo_lint.launch.compose_entry import run_dir_path
 
     multi_turn = any(p.endswith("multi_turn.enable") and e.value is True for p, e in overrides.entries.items())
-    words = {w.span: w for w in launch.args}
     found: list[Diagnostic] = []
     for path, entry in overrides.entries.items():
         if not (path.endswith(_FILE_KEYS) or (multi_turn and path.endswith(_MULTI_TURN_FILE_KEYS))):
             continue
+        written = str(entry.value)
         if path in overrides.unresolved:
-            word = next(
-                (w for s, w in words.items() if s.line == entry.key_span.line and s.column == entry.key_span.column),
-                None,
-            )
+            # `key=$(pwd)/recipe/x/reward.py`: below the folder the run starts in
+            at = (entry.key_span.line, entry.key_span.column)
+            word = next((w for w in launch.args if (w.span.line, w.span.column) == at), None)
             target = run_dir_path(word, places) if word is not None else None
-            if target is None:
+            if target is None or target.exists():
                 continue
-            written = str(entry.value)
-        else:
-            written = str(entry.value)
-            if not isinstance(entry.value, str) or os.path.isabs(written) or "$" in written or ".." in written:
-                continue
-            target = next((base / written for base in starts(places) if (base / written).exists()), None)
-            target = target or Path(written)
-        if not written.endswith(_LOADED_SUFFIXES) or target.exists() or not _visibly_missing(written, places):
+        elif not isinstance(entry.value, str) or os.path.isabs(written) or "$" in written or ".." in written:
+            continue
+        if not written.endswith(_LOADED_SUFFIXES) or not _visibly_missing(written, places):
             continue
         found.append(
             Diagnostic(

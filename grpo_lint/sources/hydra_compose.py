@@ -67,8 +67,6 @@ class Override(Record):
 
 class Composition(Record):
     config: dict[str, Any]  # the composed config (the `hydra` node left out)
-    groups: frozenset[str]  # config groups of the search path (folders holding configs)
-    files: tuple[str, ...]  # the config files loaded, in order
     group_keys: frozenset[str] = frozenset()  # the overrides that chose a config group (by their key)
 
     def flat(self) -> dict[str, Any]:
@@ -86,13 +84,44 @@ class Composition(Record):
         return out
 
 
+def yaml_loader(limit: int, within: Path | None = None, seen: dict[Path, Any] | None = None) -> Callable[[Path], Any]:
+    """How `compose` reads a config file: at most `limit` bytes, inside `within` once symlinks are followed,
+    parsed as plain YAML; a file that cannot be read or parsed leaves the tree not followed (Unresolved).
+    With `seen`, each file is read once for every composition that shares the mapping."""
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+    from grpo_lint.sources.yaml_guards import load_plain
+
+    def read(path: Path) -> Any:
+        data = read_file(path, limit, within=within)
+        if isinstance(data, ReadProblem):
+            return Unresolved(f"{path} cannot be read: {data.message}")
+        try:
+            return load_plain(data.decode("utf-8", "replace"))
+        except ValueError as exc:
+            return Unresolved(f"{path} cannot be read: {exc}")
+
+    def load(path: Path) -> Any:
+        if seen is None:
+            found = read(path)
+        else:
+            if path not in seen:
+                seen[path] = read(path)
+            found = seen[path]
+        if isinstance(found, Unresolved):
+            raise found
+        return found
+
+    return load
+
+
 class _Repo:
     """The search path: folders (Path) and fallbacks, first match wins."""
 
     def __init__(self, search: list[Path | Fallback], load: Callable[[Path], Any]) -> None:
         self.search = search
         self.load_file = load
-        self.loaded: list[str] = []
+        self.files_loaded = 0
         self._cache: dict[str, tuple[Any, str | None] | None] = {}
 
     def load(self, config_path: str) -> tuple[Any, str | None] | None:
@@ -113,10 +142,10 @@ class _Repo:
                 continue
             file = place / name
             if file.is_file():
-                if len(self.loaded) >= _MAX_FILES:
+                if self.files_loaded >= _MAX_FILES:
                     raise Unresolved(f"the config tree loads more than {_MAX_FILES} files")
                 content = self.load_file(file)
-                self.loaded.append(str(file))
+                self.files_loaded += 1
                 found = (content, _header(file))
                 break
         self._cache[config_path] = found
@@ -136,13 +165,6 @@ class _Repo:
 
     def has_fallback(self) -> bool:
         return any(isinstance(place, Fallback) for place in self.search)
-
-    def groups(self) -> frozenset[str]:
-        found: set[str] = set()
-        for place in self.search:
-            if isinstance(place, Path) and place.is_dir():
-                found.update(child.name for child in place.iterdir() if child.is_dir())
-        return frozenset(found)
 
 
 def _header(path: Path) -> str | None:
@@ -174,16 +196,21 @@ def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _holder(config: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
-    """The mapping that holds a dotted key's leaf (made where missing, a scalar in the way replaced), and the leaf."""
+def _node(config: dict[str, Any], path: str) -> dict[str, Any]:
+    """The mapping at a dotted path ('' is the config itself), made where missing, a scalar in the way replaced."""
     node = config
-    *parents, leaf = key.split(".")
-    for part in parents:
+    for part in path.split(".") if path else ():
         child = node.get(part)
         if not isinstance(child, dict):
             child = node[part] = {}
         node = child
-    return node, leaf
+    return node
+
+
+def _holder(config: dict[str, Any], key: str) -> tuple[dict[str, Any], str]:
+    """The mapping that holds a dotted key's leaf, and the leaf."""
+    parent, _, leaf = key.rpartition(".")
+    return _node(config, parent), leaf
 
 
 def _final_package(parent: str, package: str) -> str:
@@ -252,14 +279,9 @@ def _read_defaults(raw: Any, where: str) -> list[_Default]:
 
 def _merge(into: dict[str, Any], package: str, content: Any) -> None:
     """OmegaConf.merge of `content` placed at `package` into the config."""
-    if package:
-        for part in package.split("."):
-            child = into.get(part)
-            if not isinstance(child, dict):
-                child = into[part] = {}
-            into = child
+    node = _node(into, package)  # made even for an empty file, as before any content is merged
     if isinstance(content, dict):
-        _merge_dicts(into, content)
+        _merge_dicts(node, content)
 
 
 def _merge_dicts(into: dict[str, Any], content: dict[str, Any]) -> None:
@@ -405,7 +427,7 @@ def compose(
     config.pop("hydra", None)
     for override in values if apply_values else ():
         _apply(config, override)
-    return Composition(config, repo.groups(), tuple(repo.loaded), frozenset(group_keys))
+    return Composition(config, frozenset(group_keys))
 
 
 def _groups_named(content: Any, name: str) -> set[str]:

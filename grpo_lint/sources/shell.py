@@ -1154,8 +1154,10 @@ def _unclosed_from(text: str, at: int, quote: str) -> bool:
         found = text.find('"', index)
         if found < 0:
             return True
-        backslashes = len(text[:found]) - len(text[:found].rstrip("\\"))
-        if backslashes % 2 == 0:
+        before = found - 1
+        while before > at and text[before] == "\\":
+            before -= 1
+        if (found - 1 - before) % 2 == 0:  # an even run of backslashes before it: the quote is not escaped
             return False
         index = found + 1
 

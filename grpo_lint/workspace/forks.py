@@ -142,20 +142,10 @@ def _verl_schemas(package_dir: Path, package: str, present: set[str]) -> dict[st
 
 def _composed(folder: Path, name: str) -> dict[str, Any]:
     """A config of the copy composed as Hydra composes it ({} when it cannot be followed)."""
-    from grpo_lint.sources.hydra_compose import ComposeError, Unresolved, compose
-    from grpo_lint.sources.yaml_guards import load_plain
-
-    def load(path: Path) -> Any:
-        text = _read(path)
-        if text is None:
-            raise Unresolved(f"{path} cannot be read")
-        try:
-            return load_plain(text)
-        except ValueError as exc:
-            raise Unresolved(str(exc)) from None
+    from grpo_lint.sources.hydra_compose import ComposeError, Unresolved, compose, yaml_loader
 
     try:
-        return compose([folder], name, [], load).flat()
+        return compose([folder], name, [], yaml_loader(_MAX_SOURCE)).flat()
     except (ComposeError, Unresolved):
         return {}
 

@@ -66,7 +66,6 @@ class Modules:
         self._mentions: dict[bytes, bool] = {}
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
         self.compositions: dict[object, object] = {}
-        self.flat_compositions: dict[int, object] = {}
         self.config_files: dict[Path, object] = {}
 
     def code(self, relative: str, text: str | None = None) -> PythonFile | None:
@@ -321,7 +320,7 @@ class Modules:
         from grpo_lint.sources.python_index import literal
 
         code = self.code(relative)
-        if code is None or (b"parse_args" not in code.text.encode()):
+        if code is None or "parse_args" not in code.text:
             return ()
         try:
             tree = ast.parse(code.text)

@@ -617,9 +617,8 @@ def _gitmodules(text: str) -> Lines:
         framework = _framework(name) or _framework(path.rpartition("/")[2])
         if framework is None:
             continue
-        upstream = _UPSTREAM[framework]
-        owned = "/".join(repository).lower()
-        fork = owned not in ((upstream,) if isinstance(upstream, str) else upstream)
+        owner = _owner(url)
+        fork = owner is None or not _upstream(framework, owner)
         lines.append((0, f"{_SUBMODULE}{framework}\t{path}\t{url}\t{int(fork)}", DEPENDENCY))
     return lines
 
