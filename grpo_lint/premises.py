@@ -217,9 +217,15 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
     """GRPO013: nothing states the release, and a key the config writes exists only up to (or only from) some
     release: the release grpo-lint assumed is chosen by that key, and a fresh install may not be it. Says which
     releases the key works with and the pin that keeps the run as written."""
+    from grpo_lint.versions import DISPLAY, DISTRIBUTIONS, releases
+
     target = plan.target
-    if not target.uncertain or target.fork is not None or not target.source.startswith("assumed"):
-        return []  # a statement of the repository (even a range) or a copy decides the release
+    if not target.uncertain or target.fork is not None:
+        return []  # a copy decides the release
+    # `trl` with no release, or a range every release is in: a fresh install is the newest, as with no statement
+    statement = "" if target.source.startswith("assumed") else target.source.partition(": assumed")[0]
+    if statement and target.admits != releases(target.framework):
+        return []  # a statement of the repository that rules releases out (a range, a bound) decides
     document = plan.document
     hydra = document.hydra
     if document.parser or (hydra is not None and (hydra.entry is not None or hydra.schema is not None)):
@@ -230,8 +236,6 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
         return []  # a Hydra YAML read alone: which tree (and so which keys) composes it is not shown
     if not target.allows or not target.admits or target.allows == target.admits:
         return []
-    from grpo_lint.versions import DISPLAY, DISTRIBUTIONS
-
     name, package = DISPLAY[target.framework], DISTRIBUTIONS[target.framework]
     newest, oldest = target.admits[-1], target.admits[0]
     until: list[tuple[Version, Any]] = []  # keys that exist only up to a release the newest install is past
@@ -248,25 +252,36 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
     if until:
         bound = min(version for version, _ in until)
         install = f"a fresh install ({name} {newest}) rejects or ignores"
-        found.append(_tie(plan, name, until, f"up to the release before {bound}", install, f"{package}<{bound}"))
+        found.append(_tie(plan, until, f"up to the release before {bound}", install, f"{package}<{bound}", statement))
     if since:
         bound = max(version for version, _ in since)
         install = f"an install older than {bound} lacks"
-        found.append(_tie(plan, name, since, f"from {bound}", install, f"{package}>={bound}"))
+        found.append(_tie(plan, since, f"from {bound}", install, f"{package}>={bound}", statement))
     return found
 
 
-def _tie(plan: RunPlan, name: str, group: list[tuple[Version, Any]], works: str, install: str, pin: str) -> Diagnostic:
-    """One GRPO013 for the keys that tie the run to one side of a release (`works`: which releases have them)."""
+def _tie(
+    plan: RunPlan, group: list[tuple[Version, Any]], works: str, install: str, pin: str, statement: str
+) -> Diagnostic:
+    """One GRPO013 for the keys that tie the run to one side of a release (`works`: which releases have them;
+    `statement`: the repository's statement that allows every release, "" when there is none)."""
+    from grpo_lint.versions import DISPLAY
+
+    name = DISPLAY[plan.target.framework]
+    where, _, written = statement.partition(" ")
+    silent = (
+        f"{where} (`{written}`) allows every {name} release"
+        if written
+        else f"nothing in the repository states which {name} release it runs"
+    )
     entries = sorted((entry for _, entry in group), key=lambda entry: entry.key_span.line)
     many = len(entries) > 1
     keys = ", ".join(f"`{e.key}`" for e in entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
     return Diagnostic(
         "GRPO013",
         Severity.INFO,
-        f"{keys} {'exist' if many else 'exists'} in {name} only {works}, and nothing in the repository states which "
-        f"{name} release it runs: {install} {'them' if many else 'it'}, so the run depends on which release is "
-        "installed.",
+        f"{keys} {'exist' if many else 'exists'} in {name} only {works}, and {silent}: {install} "
+        f"{'them' if many else 'it'}, so the run depends on which release is installed.",
         plan.path,
         entries[0].key_span,
         key=entries[0].key,

@@ -358,6 +358,30 @@ def releases(framework: str) -> tuple[Version, ...]:
     return _releases()[framework]
 
 
+class Minimums:
+    """The minimum version of another package each release of a framework declares (as data)."""
+
+    def __init__(self, rows: list[tuple[Version, Version]]) -> None:
+        self.rows = rows
+        self.values = frozenset(minimum for _, minimum in rows)
+
+    def __call__(self, release: Version) -> Version:
+        found = Version("0")
+        for first, minimum in self.rows:
+            if release >= first:
+                found = minimum
+        return found
+
+
+@cache
+def requires(framework: str, package: str) -> Minimums:
+    """What each release of `framework` requires of `package` (its declared lower bound)."""
+    from grpo_lint.data import load
+
+    rows = load("releases").get("requires", {}).get(framework, {}).get(package, [])
+    return Minimums([(Version(first), Version(minimum)) for first, minimum in rows])
+
+
 @cache
 def _releases() -> dict[str, tuple[Version, ...]]:
     from grpo_lint.data import load

@@ -82,10 +82,12 @@ def test_the_version_comes_from_setup_py_and_the_summary_says_so(tmp_path, monke
     text = CliRunner().invoke(main, ["--isolated", "."]).output
     assert "against TRL 0.18.0 (setup.py:1 trl[vllm]==0.18.0)" in text
     # Depending on TRL without a pin states no release: it is assumed, as the newest release that has every
-    # key the config writes (both were removed in 0.27/0.28), and the summary says so.
+    # key the config writes (both were removed in 0.27/0.28), and the summary says so; GRPO013 (info) says that
+    # `trl[vllm]` allows the releases that lack them.
     (tmp_path / "setup.py").write_text('_deps = ["accelerate>=1.2", "trl[vllm]"]\n')
     status, report = lint(tmp_path, monkeypatch, ".")
-    assert status == 0 and codes(report) == []
+    assert status == 0 and codes(report) == ["GRPO013"]
+    assert "setup.py:1 (`trl[vllm]`) allows every TRL release" in report["diagnostics"][0]["message"]
     (target,) = report["summary"]["targets"]
     assert target["version"] == "0.26.2" and target["release_known"] is False
     assert "the newest release that fits the keys this config writes" in target["source"]
@@ -659,3 +661,39 @@ def test_a_file_whose_only_grpo_keys_other_programs_share_is_not_a_trl_config(tm
     assert notes(report)["eval/tasks/aime.yaml"].startswith("only generation_kwargs of GRPO's keys")
     status_of = {Path(f["path"]).as_posix().removeprefix("./"): f["status"] for f in report["summary"]["files"]}
     assert status_of["recipes/grpo.yaml"] == "linted"
+
+
+def test_a_pin_of_transformers_bounds_the_trl_releases_an_unpinned_trl_can_be(tmp_path, monkeypatch, uninstalled):
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nuse_vllm: true\nvllm_device: cuda:7\n"
+    root = write(tmp_path, {"requirements.txt": "trl\ntorch\n", "grpo.yaml": config})
+    # Unpinned: `vllm_device` ties the run to TRL < 0.18, and that is said.
+    _status, report = lint(root, monkeypatch, "--world-size", "4", "grpo.yaml")
+    assert codes(report) == ["GRPO013"]
+    # transformers==4.49.0 admits no TRL past 0.17 (0.18 needs transformers>=4.50.0): the run is tied already.
+    write(root, {"requirements.txt": "trl\ntransformers==4.49.0\n"})
+    _status, report = lint(root, monkeypatch, "--world-size", "4", "grpo.yaml")
+    assert codes(report) == []
+    (target,) = report["summary"]["targets"]
+    assert target["version"] == "0.17.0"
+    assert "bounded by requirements.txt:2 transformers==4.49.0" in target["source"]
+
+
+def test_a_transformers_bound_keeps_the_releases_it_admits_and_never_overrides_a_pin(tmp_path):
+    def chosen(files: dict[str, str], relative: str = "grpo.yaml"):
+        root = write(tmp_path, files)
+        return find_pins(root, sorted(files)).choose("trl", relative)[0]
+
+    # a range that the bound does not narrow, and a bound every release meets: unchanged
+    assert chosen({"requirements.txt": "trl>=0.19\ntransformers>=4.56\n"}).allows[0] == Version("0.19.0")
+    # `<4.51`: 0.18.x still fits (4.50), 0.19 does not (4.51)
+    pin = chosen({"requirements.txt": "trl>=0.15\ntransformers<4.51\n"})
+    assert pin.version == Version("0.18.2") and pin.allows[0] == Version("0.15.0") and not pin.exact
+    # `~=4.49.0` is 4.49.x: 0.17.0 is the newest TRL it installs with
+    assert chosen({"requirements.txt": "trl\ntransformers~=4.49.0\n"}).version == Version("0.17.0")
+    # an exact TRL pin is what it says, whatever transformers is pinned to
+    assert chosen({"requirements.txt": "trl==0.20.0\ntransformers==4.49.0\n"}).version == Version("0.20.0")
+    # a bound in a folder above the file speaks for it; nothing stating TRL at all is bounded too
+    pin = chosen({"requirements.txt": "transformers==4.50.0\n", "sub/requirements.txt": "trl\n"}, "sub/grpo.yaml")
+    assert pin.version == Version("0.18.2")
+    pin = chosen({"requirements.txt": "transformers==4.49.0\nnumpy\n"})
+    assert pin.version == Version("0.17.0") and pin.provenance.startswith("TRL (no release stated), bounded by")

@@ -36,8 +36,12 @@ if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
 _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "openrlhf"}
+# Packages whose pin bounds a framework's releases (each TRL release declares `transformers>=X`): a
+# repository that pins `transformers==4.49.0` cannot install a TRL that needs 4.50.
+_BOUNDING = {"transformers": "trl"}
 # The names as they appear in text, for a cheap look before a file is read line by line.
 _NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
+_BOUND_NEEDLES = _NEEDLES + (b"transformers",)
 _REQUIREMENT_FILE = lazy(
     r"(^|/)(requirements[^/]*\.(txt|in)|[^/]*[-_.]requirements?\.(txt|in)|constraints[^/]*\.txt|required_[^/]*\.txt)$",
     re.I,
@@ -80,6 +84,7 @@ class Pin(Record):
     allows: tuple[Version, ...] = ()  # the known releases it admits, oldest first (a range, a pre-release)
     commit: bool = False  # a git commit: no release grpo-lint can tell
     fork: bool = False  # another project's copy of the framework (a git submodule of a fork): its own keys
+    requirement: str = ""  # a bounding package's statement (`framework` is its name): its specifier, `==4.49.0`
 
     @property
     def shown(self) -> bool:
@@ -148,7 +153,30 @@ class Statements:
     def choose(self, framework: str, relative: str = "") -> tuple[Pin | None, str]:
         """The statement for a file (`relative` to the root): its own, else the best of its nearest folder
         that states one, else of the whole repository when every folder agrees. Also why, when several
-        disagree."""
+        disagree. A statement that allows several releases is narrowed by the pins of packages that bound
+        them (`transformers==4.49.0` rules out the TRL releases that need a newer one)."""
+        pin, note = self._stated(framework, relative)
+        package = next((name for name, bounded in _BOUNDING.items() if bounded == framework), None)
+        if package is None or (pin is not None and (pin.exact or pin.fork or pin.commit)):
+            return pin, note
+        bound = self._nearest(package, relative)
+        return (_bounded(framework, pin, bound) if bound is not None else pin), note
+
+    def _nearest(self, name: str, relative: str) -> Pin | None:
+        """The best statement of a package for a file: its own, else its nearest folder's."""
+        own = [p for p in self.own(relative) if p.framework == name]
+        if own:
+            return _best(own)
+        folder = relative.rpartition("/")[0]
+        while True:
+            here = [p for p in self.folder(folder) if p.framework == name]
+            if here:
+                return _best(here)
+            if not folder:
+                return None
+            folder = folder.rpartition("/")[0]
+
+    def _stated(self, framework: str, relative: str) -> tuple[Pin | None, str]:
         own = [p for p in self.own(relative) if p.framework == framework]
         if own:
             return _best(own), _disagreement(own)
@@ -175,6 +203,48 @@ class Statements:
             shown = ", ".join(f"{p.folder or '.'}/ {p.version}" for p in sorted(mine, key=_rank)[:4])
             return None, f"the repository pins several releases in other folders ({shown}), none for this file"
         return _best(mine), _disagreement(mine)
+
+
+def _bounded(framework: str, pin: Pin | None, bound: Pin) -> Pin | None:
+    """A statement that allows several releases (or none at all: every release), without the releases the
+    bounding package's pin rules out. Unchanged when it rules out none, or all (pip could not install the
+    pair: not grpo-lint's to decide)."""
+    from grpo_lint.versions import DISPLAY, releases, requires
+
+    allowed = pin.allows if pin is not None else releases(framework)
+    minimums = requires(framework, bound.framework)
+    candidates = _candidates(bound.requirement, minimums)
+    if candidates is None:
+        return pin
+    kept = tuple(v for v in allowed if any(c >= minimums(v) for c in candidates))
+    if not kept or len(kept) == len(allowed):
+        return pin
+    first_out = next(v for v in allowed if v not in kept)
+    why = (
+        f"bounded by {bound.provenance}: {DISPLAY[framework]} {first_out} and later need "
+        f"{bound.framework}>={minimums(first_out)}"
+    )
+    stated = pin.provenance if pin is not None else f"{DISPLAY[framework]} (no release stated)"
+    base = pin if pin is not None else Pin(framework, None, "", False, folder=bound.folder, kind=bound.kind)
+    return base._replace(version=kept[-1], provenance=f"{stated}, {why}", allows=kept, exact=False)
+
+
+def _candidates(requirement: str, minimums) -> list[Version] | None:  # type: ignore[no-untyped-def]
+    """Versions of the bounding package its specifier admits, enough to tell which minimums it meets:
+    the minimums themselves, the versions the specifier names, and one past every release."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        specifier = SpecifierSet(requirement)
+    except InvalidSpecifier:
+        return None
+    probes = {*minimums.values, Version("9999")}
+    for spec in specifier:
+        try:
+            probes.add(Version(spec.version.removesuffix(".*")))
+        except (InvalidVersion, ValueError):
+            return None
+    return [v for v in probes if specifier.contains(v, prereleases=True)]
 
 
 def _rank(pin: Pin) -> tuple[int, int, int, str]:
@@ -204,7 +274,8 @@ def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-
     """The statements one file makes. A notebook's install cell (a script's own header) speaks for that
     file alone; other statements for their folder."""
     data = read_file(root / name, _MAX_PIN_FILE, within=root)
-    if isinstance(data, ReadProblem) or not any(needle in data for needle in _NEEDLES):
+    needles = _NEEDLES if reader is _docs or reader is _install_lines else _BOUND_NEEDLES
+    if isinstance(data, ReadProblem) or not any(needle in data for needle in needles):
         return []
     if reader is _conda and b"dependencies" not in data:
         return []  # a YAML that is no environment file
@@ -225,7 +296,13 @@ def _bare(pin: Pin) -> bool:
     """A statement that names the framework with no release (`pip install trl -U`, a bare `trl`)."""
     from grpo_lint.versions import releases
 
-    return not pin.exact and not pin.commit and not pin.fork and pin.allows == releases(pin.framework)
+    return (
+        pin.framework in _FRAMEWORKS
+        and not pin.exact
+        and not pin.commit
+        and not pin.fork
+        and pin.allows == releases(pin.framework)
+    )
 
 
 def _without_bare_mentions(found: list[Pin]) -> list[Pin]:
@@ -235,7 +312,7 @@ def _without_bare_mentions(found: list[Pin]) -> list[Pin]:
     from grpo_lint.versions import releases
 
     def bare(pin: Pin) -> bool:
-        return not pin.exact and not pin.commit and pin.allows == releases(pin.framework)
+        return pin.framework in _FRAMEWORKS and not pin.exact and not pin.commit and pin.allows == releases(pin.framework)
 
     stated = {pin.framework for pin in found if not bare(pin)}
     return [pin for pin in found if pin.framework not in stated or not bare(pin)]
@@ -289,10 +366,15 @@ def _pin(text: str, where: str, kind: int) -> Pin | None:
     match = _REQUIREMENT.match(text)
     if match is None:
         return None
+    specifier_text = match.group(2).replace(" ", "").strip("()")
+    if (package := match.group(1).lower()) in _BOUNDING:
+        if not specifier_text:
+            return None
+        return Pin(package, None, f"{where} {text}", bool(_EXACT.fullmatch(specifier_text)), kind=kind,
+                   requirement=specifier_text)  # fmt: skip
     framework = _framework(match.group(1))
     if framework is None:
         return None
-    specifier_text = match.group(2).replace(" ", "").strip("()")
     exact = _EXACT.fullmatch(specifier_text)
     if exact is not None:  # `==X`, the usual pin: no specifier machinery (25 ms of import) needed
         try:
@@ -643,3 +725,4 @@ def _args_json(text: str) -> Lines:
 
 # Readers whose statements speak for their own file alone.
 _OWN_READERS = (_notebook, _python_script)
+_FRAMEWORKS = frozenset(_PROJECTS.values())
