@@ -41,7 +41,7 @@ _PROJECTS = {"trl": "trl", "ms-swift": "swift", "verl": "verl", "openrlhf": "ope
 _BOUNDING = {"transformers": "trl"}
 # The names as they appear in text, for a cheap look before a file is read line by line.
 _NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
-_BOUND_NEEDLES = _NEEDLES + (b"transformers",)
+_BOUND_NEEDLES = (*_NEEDLES, b"transformers")
 _REQUIREMENT_FILE = lazy(
     r"(^|/)(requirements[^/]*\.(txt|in)|[^/]*[-_.]requirements?\.(txt|in)|constraints[^/]*\.txt|required_[^/]*\.txt)$",
     re.I,
@@ -309,13 +309,8 @@ def _without_bare_mentions(found: list[Pin]) -> list[Pin]:
     """A file that states a release of a framework and also names it bare (open-r1's setup.py keeps
     `"trl==0.16.0"` in `_deps` and lists `deps["trl"]` in install_requires) states that release: the bare
     name is the same requirement, not a second statement allowing every release."""
-    from grpo_lint.versions import releases
-
-    def bare(pin: Pin) -> bool:
-        return pin.framework in _FRAMEWORKS and not pin.exact and not pin.commit and pin.allows == releases(pin.framework)
-
-    stated = {pin.framework for pin in found if not bare(pin)}
-    return [pin for pin in found if pin.framework not in stated or not bare(pin)]
+    stated = {pin.framework for pin in found if not _bare(pin)}
+    return [pin for pin in found if pin.framework not in stated or not _bare(pin)]
 
 
 Lines = list[tuple[int | str, str, int]]  # (line number, "cell 3:2" or 0, requirement text, kind)
