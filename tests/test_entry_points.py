@@ -660,3 +660,64 @@ def json_dumps(report: dict) -> str:
     import json
 
     return json.dumps(report)
+
+
+TRAIN = (
+    "from trl import GRPOConfig, GRPOTrainer, TrlParser\n"
+    "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\nGRPOTrainer(model='m', args=config).train()\n"
+)
+
+
+def test_a_launch_of_a_script_the_repository_does_not_hold_never_starts(tmp_path, monkeypatch, uninstalled):
+    run = "accelerate launch --num_processes 2 {script} --num_generations 4 --per_device_train_batch_size 4\n"
+    files = {"README.md": "x\n", "train_grpo.py": TRAIN, "scripts/run.sh": run.format(script="grpo_old.py")}
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch)
+    (stop,) = [d for d in report["diagnostics"] if d["code"] == "GRPO508"]
+    assert stop["path"].endswith("scripts/run.sh") and stop["line"] == 1 and "can't open file" in stop["message"]
+    # A script named without a GRPO flag is a GRPO launch when its name says so: `python grpo_v1.py --beta 0.4`.
+    write(root, {"scripts/run.sh": "python grpo_v1.py --beta 0.4\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO508"]
+    # The script is in the repository (in any folder: a README may say `cd` there first): it starts.
+    write(root, {"scripts/run.sh": run.format(script="train_grpo.py")})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+    write(root, {"scripts/run.sh": run.format(script="src/train_grpo.py"), "proj/src/train_grpo.py": TRAIN})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+    # An example or a documentation snippet may name the reader's own script.
+    write(root, {"examples/run.sh": run.format(script="grpo_old.py"), "scripts/run.sh": "echo\n"})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+    # Outside a project (no git work tree, no README or setup file) the walk is shallow: what is there is not shown.
+    (root / "README.md").unlink()
+    write(root, {"scripts/run.sh": run.format(script="grpo_old.py")})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        "cd $WORK/checkout\n",  # a folder not written out: where the command runs is not shown
+        "git clone https://example.com/x.git && cd x\n",  # a folder the repository does not hold
+        "wget https://example.com/grpo_old.py\n",  # the script fetches the file itself
+        "cat > grpo_old.py << 'EOF'\nprint()\nEOF\n",  # or writes it
+    ],
+)
+def test_a_script_that_may_be_made_or_found_elsewhere_is_not_called_missing(tmp_path, monkeypatch, uninstalled, before):
+    run = before + "accelerate launch --num_processes 2 grpo_old.py --num_generations 4\n"
+    root = write(tmp_path, {"README.md": "x\n", "train_grpo.py": TRAIN, "run.sh": run})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+
+
+def test_a_config_file_the_script_writes_before_the_run_is_not_called_missing(tmp_path, monkeypatch, uninstalled):
+    run = "swift rlhf --config configs/grpo.yaml\n"
+    root = write(tmp_path, {"requirements.txt": "ms-swift==3.10.2\n", "run.sh": run})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO001"]
+    write(root, {"run.sh": "mkdir -p configs\ncat > configs/grpo.yaml << 'EOF'\nrlhf_type: grpo\nEOF\n" + run})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []

@@ -97,11 +97,9 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 placeholder,
                 "write the real value in place of the placeholder",
             )
-        why = never_starts(script, launch)
-        if not why:
-            continue
+        stop = never_starts(script, launch)
         program = " ".join(w.text for w in launch.command.words[:3])
-        if launch.missing:
+        if stop.kind == "module":
             word = next((w for w in launch.command.words if w.text == launch.missing), launch.command.words[0])
             package = launch.missing.split(".")[0]
             yield _diagnostic(
@@ -112,8 +110,16 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 word.span,
                 "name the module that holds the entry point (a file under the package folder), or restore the file",
             )
-            continue
-        if script.unclosed is not None and why.endswith("never closed"):
+        elif stop.kind == "script":
+            word = next((w for w in launch.command.words if w.text == launch.missing_file), launch.command.words[0])
+            yield _diagnostic(
+                "GRPO508",
+                f"`{launch.missing_file}` is in no folder of the repository: Python stops at once (\"can't open "
+                f'file"), so the command of line {launch.command.line} never starts.',
+                word.span,
+                "name the training script as it is in the repository now, or restore it",
+            )
+        elif stop.kind == "quote" and script.unclosed is not None:
             line, column, quote = script.unclosed
             yield _diagnostic(
                 "GRPO508",
@@ -123,17 +129,17 @@ def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic
                 Span(line, column, line, column + 1),
                 f"delete the stray {quote}, or close it",
             )
-            continue
-        first = launch.command.words[0].span
-        yield _diagnostic(
-            "GRPO508",
-            f"this script has Windows (CRLF) line endings: bash reads the `\\` before each line end as an escaped "
-            f"carriage return, not as a continuation, so the `{program}` command of line {launch.command.line} ends "
-            "on its first line (with a stray carriage-return argument) and every line after it runs as a command "
-            "of its own.",
-            Span(first.line, first.column, first.line, first.end_column),
-            "convert the script to LF line endings (`dos2unix script.sh`, or `git config core.autocrlf input`)",
-        )
+        elif stop.kind == "crlf":
+            first = launch.command.words[0].span
+            yield _diagnostic(
+                "GRPO508",
+                f"this script has Windows (CRLF) line endings: bash reads the `\\` before each line end as an escaped "
+                f"carriage return, not as a continuation, so the `{program}` command of line {launch.command.line} "
+                "ends on its first line (with a stray carriage-return argument) and every line after it runs as a "
+                "command of its own.",
+                Span(first.line, first.column, first.line, first.end_column),
+                "convert the script to LF line endings (`dos2unix script.sh`, or `git config core.autocrlf input`)",
+            )
 
 
 def _visible(launch: Launch) -> list[str] | None:

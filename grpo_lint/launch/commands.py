@@ -77,6 +77,9 @@ class Launch(Record):
     # The module the command runs is not there, although its package is (`python -m recipe.gone.main_ppo` with a
     # `recipe/` folder that holds no `gone/`): Python stops with "No module named ...". The module's name, or "".
     missing: str = ""
+    # The script the command runs (`accelerate launch train_old.py`) is in no folder the run may start in: Python
+    # stops with "can't open file". The path as written, or "".
+    missing_file: str = ""
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
@@ -251,15 +254,29 @@ def _program(
     if module and script is None and not is_trl and not _has_grpo_flag(args):
         return None  # a module the repository does not hold, with no GRPO flag: `--config` alone shows no run
     trains = program is not None and program.trains
-    if is_trl or by_config or _has_grpo_flag(args) or trains:
+    # a script named for GRPO that is not there (`python grpo_old.py --beta 0.4`): a GRPO run that never starts
+    gone = script is None and not module and target.endswith(".py") and "grpo" in target.rpartition("/")[2].lower()
+    if (
+        is_trl
+        or by_config
+        or _has_grpo_flag(args)
+        or trains
+        or (gone and places is not None and _missing_script(target, places))
+    ):
         bypass = None
         if launcher == "python":
             bypass = "a plain `python` command runs one process"
         launch = _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
         shown = str(script) if script is not None else (target if target.endswith(".py") and not is_trl else None)
         entry = TRL_SCRIPT if is_trl else None
+        only_config = by_config and not _has_grpo_flag(args) and not trains
+        # (a run known only by `--config F` is a GRPO run only if F is a GRPO config: nothing to say before that)
+        missing = target if script is None and shown is not None and places is not None and not only_config else ""
         return launch._replace(
-            script=shown, by_config=by_config and not _has_grpo_flag(args) and not trains, entry=entry
+            script=shown,
+            by_config=only_config,
+            entry=entry,
+            missing_file=missing if missing and _missing_script(missing, places) else "",  # type: ignore[arg-type]
         )
     return None
 
@@ -372,6 +389,30 @@ def _missing_module(module: str, places: Places | None) -> bool:
         starts.add("" if relative == "." else relative.replace(os.sep, "/") + "/")
     files = places.modules.files
     return any(name.startswith(start + top) for start in starts for name in files)
+
+
+_TEMPLATE_FOLDERS = frozenset({"examples", "example", "docs", "doc", "templates", "template", "snippets"})
+
+
+def _missing_script(written: str, places: Places) -> bool:
+    """Whether a script path a command runs is in no folder of the repository (a run may start in any of them:
+    a README may say `cd src/project` first), while the repository shows what is there: no `cd` before it to a
+    folder that is not written out or that the repository does not hold (a clone, a download)."""
+    if places.lost or places.modules is None or not places.modules.complete:
+        return False  # where the command runs, or what the repository holds, is not shown
+    inside = os.path.relpath(places.script_dir, places.root).replace(os.sep, "/").lower().split("/")
+    if _TEMPLATE_FOLDERS.intersection(inside):
+        return False  # an example or a documentation snippet: it may name the reader's own script
+    if "$" in written or os.path.isabs(written) or ".." in written or "/." in f"/{written}":
+        return False
+    if any(ch in written for ch in "*?[{~`"):
+        return False
+    if places.workdir and not any(folder.is_dir() for folder in places.workdirs()):
+        return False  # the `cd` names a folder made at run time: what it holds is not shown
+    path = "/".join(p for p in written.split("/") if p not in ("", "."))
+    if not path.endswith(".py"):
+        return False
+    return not any(name == path or name.endswith("/" + path) for name in places.modules.files)
 
 
 def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
@@ -603,6 +644,9 @@ class Places(Record):
     # --working-dir DIR`), relative to where the script is started: looked in first, from the script's
     # folder up to the repository root, nearest first (a project kept in a subfolder runs from its own top).
     workdir: str | None = None
+    # A `cd` to a folder that is not written out (`cd $WORK`, an absolute path) came before: where the command
+    # runs is not shown.
+    lost: bool = False
 
     def workdirs(self) -> tuple[Path, ...]:
         """The folders the `cd` may name: the workdir below the script's folder and each folder above it up to

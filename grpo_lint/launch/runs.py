@@ -79,7 +79,7 @@ def read_script(
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
     for launch in result.launches:
-        broken = never_starts(script, launch)
+        broken = never_starts(script, launch).why
         if broken:
             result.not_grpo.append(f"the command of line {launch.command.line} never starts: {broken}")
         run = _run(launch, script, places, target_for, result) if launch.role == "train" and not broken else None
@@ -93,17 +93,36 @@ def read_script(
     return result
 
 
-def never_starts(script: Script, launch: Launch) -> str:
-    """Why bash never runs this command as written ("" when it does): a quote that nothing closes before it or
-    inside it (bash stops reading the script there), or a backslash continuation broken by a CRLF line ending."""
+class Stop(Record):
+    """Why bash or Python never runs a launch command as written: `kind` names the cause ("" = it runs)."""
+
+    kind: str  # "quote", "crlf", "module", "script" or ""
+    why: str
+
+
+def never_starts(script: Script, launch: Launch) -> Stop:
+    """Why the command never starts ("" when it does), in the order the failures come: bash reads the script
+    first (a quote that nothing closes before or inside the command, a backslash continuation broken by a
+    CRLF line ending), then Python looks for the module or the file it runs."""
     words = launch.command.words
-    if launch.missing:
-        return f"the module {launch.missing} is not in the repository, although its package is"
     if script.unclosed is not None and words and words[-1].span.end_line >= script.unclosed[0]:
-        return f"the {script.unclosed[2]} on line {script.unclosed[0]} is never closed"
+        return Stop("quote", f"the {script.unclosed[2]} on line {script.unclosed[0]} is never closed")
     if any(word.text == "\r" for word in words):
-        return "the script has CRLF line endings, so its `\\` continuations continue nothing"
-    return ""
+        return Stop("crlf", "the script has CRLF line endings, so its `\\` continuations continue nothing")
+    if launch.missing:
+        return Stop("module", f"the module {launch.missing} is not in the repository, although its package is")
+    if launch.missing_file and not _made_here(script.text, launch.missing_file.rpartition("/")[2]):
+        return Stop("script", f"the script {launch.missing_file} is in no folder of the repository")
+    return Stop("", "")
+
+
+# A line that writes, copies, moves, links or fetches a file (before the command that runs it).
+_MAKES = lazy(r">|<<|\b(?:cp|mv|ln|wget|curl|touch|tee|rsync|scp|git|unzip|tar|python3?\s+-c|sed\s+-i)\b")
+
+
+def _made_here(text: str, name: str) -> bool:
+    """Whether the script itself may make the file it later runs (a line naming it writes or fetches)."""
+    return any(name in line and _MAKES.search(line) for line in text.splitlines())
 
 
 def _run(
@@ -136,7 +155,7 @@ def _run(
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
-        file_entries = _read_config(config_entry, config_path, places, result)
+        file_entries = _read_config(config_entry, config_path, places, result, script.text)
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
     if launch.by_config and not _is_grpo(document):
@@ -238,6 +257,9 @@ def _read_called(
     result.called.append((command, with_env, alone))
 
 
+_OWN_FOLDER = lazy(r"dirname\W+(?:\$0|\$\{?BASH_SOURCE)")
+
+
 def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:
     """Each command with the places its paths are looked up in: after `cd DIR` (a relative folder
     written out), DIR first. A `cd` to a folder that is not written out (`cd $HOME`, `cd "$(dirname $0)"`,
@@ -245,10 +267,13 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
     here = places
     for command in sorted(commands, key=lambda c: c.line):
         words = command.words
-        if words and words[0].text == "cd":
-            target = words[1] if len(words) == 2 else None
+        if words and words[0].text in ("cd", "pushd", "popd"):
+            target = words[1] if len(words) == 2 and words[0].text != "popd" else None
             written = target is not None and target.known and target.text != "-" and not os.path.isabs(target.text)
-            here = here.within(target.text) if written and target is not None else places
+            if written and target is not None:
+                here = here.within(target.text)
+            else:  # where it runs is not shown, unless it is the script's own folder (`cd "$(dirname "$0")"`)
+                here = places if target is not None and _OWN_FOLDER.search(target.text) else places._replace(lost=True)
             continue
         yield command, here
 
@@ -626,7 +651,7 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
     return None, None
 
 
-def _read_config(entry: Entry, config: str | None, places: Places, result: ScriptRuns) -> dict[str, Entry]:
+def _read_config(entry: Entry, config: str | None, places: Places, result: ScriptRuns, text: str) -> dict[str, Entry]:
     from grpo_lint.sources import yaml_reader
 
     if config is None:
@@ -635,6 +660,8 @@ def _read_config(entry: Entry, config: str | None, places: Places, result: Scrip
     if isinstance(path, Outside):
         result.problems.append(_outside(config, path, places, entry.value_span))
         return {}
+    if path is None and _made_here(text, config.rpartition("/")[2]):
+        return {}  # the script writes or fetches it before the run (`cat > configs/x.yaml << EOF`): not shown
     if path is None:
         result.problems.append(
             Diagnostic(

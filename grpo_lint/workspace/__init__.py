@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["SUFFIXES", "Candidate", "Workspace", "build", "matches"]
 
 
+_WALK_LIMIT = 20_000
+
+
 class Candidate(Record):
     path: Path
     display: str
@@ -39,6 +42,7 @@ class Workspace:
     def __init__(self, root: Path, files: list[str] | None, candidates: list[Candidate]) -> None:
         self.root = root
         self._files = files  # every file of the repository, relative to the root (None: not read yet)
+        self._complete = files is not None
         self.candidates = candidates
 
     @property
@@ -50,9 +54,18 @@ class Workspace:
             # A project's own folder (an unpacked repository) is walked whole, bounded by the file count.
             from grpo_lint.workspace.root import is_project
 
-            depth = {} if is_project(self.root) else {"max_depth": 4}
-            self._files = listed if listed is not None else walk_files(self.root, limit=20_000, **depth)
+            project = is_project(self.root)
+            depth = {} if project else {"max_depth": 4}
+            self._files = listed if listed is not None else walk_files(self.root, limit=_WALK_LIMIT, **depth)
+            self._complete = listed is not None or (project and len(self._files) < _WALK_LIMIT)
         return self._files
+
+    @property
+    def complete(self) -> bool:
+        """Whether `files` is every file of the repository (git's list, or a whole project walked), so that a
+        file it lacks is not there."""
+        _ = self.files
+        return self._complete
 
     @cached_property
     def pins(self) -> Statements:
@@ -72,7 +85,7 @@ class Workspace:
         """The repository's Python modules, parsed on demand (grpo_lint.workspace.modules)."""
         from grpo_lint.workspace.modules import Modules
 
-        return Modules(self.root, self.files)
+        return Modules(self.root, self.files, self.complete)
 
     @cached_property
     def arguments(self) -> RepoArguments:

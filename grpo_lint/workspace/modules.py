@@ -57,9 +57,10 @@ class Program(Record):
 class Modules:
     """The repository's Python files, read on demand and kept for the run."""
 
-    def __init__(self, root: Path, files: list[str]) -> None:
+    def __init__(self, root: Path, files: list[str], complete: bool = False) -> None:
         self.root = root
         self.files = [f for f in files if f.endswith(".py")]
+        self.complete = complete  # every Python file of the repository is in `files`
         self._codes: dict[str, PythonFile | None] = {}
         self._suffixes: dict[str, list[str]] | None = None
         self._programs: dict[str, Program | None] = {}
