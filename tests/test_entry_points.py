@@ -721,3 +721,22 @@ def test_a_config_file_the_script_writes_before_the_run_is_not_called_missing(tm
     write(root, {"run.sh": "mkdir -p configs\ncat > configs/grpo.yaml << 'EOF'\nrlhf_type: grpo\nEOF\n" + run})
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == []
+
+
+def test_argparse_takes_a_unique_prefix_of_a_trl_scripts_flag(tmp_path, monkeypatch, uninstalled):
+    run = "accelerate launch --num_processes 2 train_grpo.py --num_generations 4 --per_device_train_batch_size {flag}\n"
+    root = write(
+        tmp_path, {"README.md": "x\n", "train_grpo.py": TRAIN, "run.sh": run.format(flag="4 --num_train_epoch 2")}
+    )
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == []  # --num_train_epochs, abbreviated: applied
+    write(root, {"run.sh": run.format(flag="4 --num 2")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    (found,) = report["diagnostics"]
+    assert found["code"] == "GRPO002" and "ambiguous option: --num could match" in found["message"]
+    # The prefix stands for the flag in the other rules: `--per_device_train_batch` 3 breaks the groups of 4.
+    write(
+        root, {"run.sh": run.format(flag="4").replace("--per_device_train_batch_size 4", "--per_device_train_batch 3")}
+    )
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from functools import cache
 from typing import Any
 
@@ -121,13 +122,16 @@ def _position(entry: Entry) -> tuple[int, int]:
     return entry.key_span.line, entry.key_span.column
 
 
-def expand_abbreviations(document: Document, specs: dict[str, Any]) -> frozenset[str]:
+def expand_abbreviations(
+    document: Document, specs: Collection[str], flag: Callable[[Entry], bool] = lambda entry: True
+) -> frozenset[str]:
     """argparse (allow_abbrev) takes a unique prefix of a flag for the flag itself. Returns the flags
-    that are a prefix of several: argparse stops with "ambiguous option"."""
+    that are a prefix of several: argparse stops with "ambiguous option". `flag`: which entries argparse
+    reads from the command line (a config file's keys are set as defaults: no prefix of them is taken)."""
     renamed: dict[str, Entry] = {}
     ambiguous: set[str] = set()
     for name, entry in document.entries.items():
-        if name in specs:
+        if name in specs or not flag(entry):
             renamed[name] = entry
             continue
         longer = [known for known in specs if known.startswith(name)]

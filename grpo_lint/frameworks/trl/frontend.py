@@ -8,6 +8,7 @@ from grpo_lint.frameworks.base import (
     CANONICAL,
     as_int,
     classify_keys,
+    expand_abbreviations,
     resolve_settings,
     rules_at,
     schema_for,
@@ -61,6 +62,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
 
     table = trl_table()
     version = target.version
+    ambiguous = _abbreviations(document, table.at(version), options)
     values = {k: e.value for k, e in document.entries.items()}
     coerced, problems = schema_for(table, version).validate(values)
     problems = [_with_reason(p) for p in problems] + _generation_problems(coerced)
@@ -73,6 +75,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         f._replace(status="unknown", spec=None) if f.status == "not_yet" and f.entry.key in ACCELERATE_KEYS else f
         for f in classify_keys(document, table, version, forwarded, options.extra_keys)
     ]
+    findings = [f._replace(status="ambiguous") if f.entry.key.lstrip("-") in ambiguous else f for f in findings]
     world = _world_size(document, coerced, options, version >= CLI_FORWARDS)
     rules = rules_at(GROUP_RULES, version)
     eval_strategy = settings.get("eval_strategy", Setting("no")).value
@@ -100,6 +103,22 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         key_findings=findings,
         specs=table.at(version),
     )
+
+
+def _abbreviations(document: Document, specs: dict, options: Options) -> frozenset[str]:
+    """Command-line flags of a run whose parser is shown (TRL's grpo script and CLI, a script's own TrlParser or
+    HfArgumentParser): argparse takes a unique prefix of a flag for the flag (`--num_train_epoch`), over every
+    field the parser reads (the framework's classes and the script's own). The flags that abbreviate several."""
+    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
+    from grpo_lint.premises import ASSUMED_READER
+
+    parser = document.parser or ""
+    if document.format != "cli" or parser.startswith(ASSUMED_READER):
+        return frozenset()
+    if not parser and document.entry not in (TRL_CLI, TRL_SCRIPT):
+        return frozenset()  # a script whose parser is not shown may define any flag
+    known = set(specs) | {key.lstrip("-").replace("-", "_") for key in options.extra_keys}
+    return expand_abbreviations(document, known, lambda entry: entry.key_span.path is None)
 
 
 # GRPOConfig checks none of these ranges itself (TRL 0.14-1.16): what happens to a run that has them.
