@@ -119,6 +119,16 @@ def test_plus_adds_a_key_and_fails_only_on_an_existing_one():
     assert verl_codes(verl("+data.seed=1")) == []
 
 
+def test_each_override_is_applied_in_turn_so_a_later_one_of_the_same_key_hides_no_failed_append():
+    # (hydra-core 1.3.8: `+a=1 a=2` and `a=2 +a=1` fail when `a` has a value; `+a=1 a=2` over a null composes, and
+    # `a=1 +a=2` fails there too, since the first override gave it a value)
+    existing = "actor_rollout_ref.rollout.temperature"
+    assert verl_codes(verl(f"+{existing}=0.9", f"{existing}=0.8")) == ["GRPO009"]
+    assert verl_codes(verl(f"{existing}=0.8", f"+{existing}=0.9")) == ["GRPO009"]
+    assert verl_codes(verl("+data.seed=1", "data.seed=2")) == []
+    assert verl_codes(verl("data.seed=1", "+data.seed=2")) == ["GRPO009"]
+
+
 def test_keys_follow_the_targeted_release():
     script = verl("trainer.use_legacy_worker_impl=disable")
     assert verl_codes(script, OLD_VERL) == []

@@ -235,11 +235,14 @@ def _upstream(target: Target) -> Fallback | None:
 
 
 def _overrides(overrides: Overrides) -> list[Override]:
+    """The overrides in the order Hydra applies them; one a later override of its key replaces is applied too
+    (a `+key` before `key=...` fails as it would alone)."""
     found: list[Override] = []
-    for path, entry in overrides.entries.items():
+    written = [(path, prefix, entry) for path, prefix, entry in overrides.shadowed]
+    written += [(path, overrides.prefixes.get(path, ""), entry) for path, entry in overrides.entries.items()]
+    for path, prefix, entry in sorted(written, key=lambda item: (item[2].key_span.line, item[2].key_span.column)):
         if path in overrides.unresolved:
             continue
-        prefix = overrides.prefixes.get(path, "")
         key_text = entry.key[len(prefix) :]
         key, at, package = key_text.partition("@")
         found.append(

@@ -379,7 +379,10 @@ def _verl_document(
     stem = name[: -len(".yaml")] if name and name.endswith(".yaml") else name
     document = Document(script.path, script.text, "hydra", {})
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
-    context = HydraContext(overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry)
+    context = HydraContext(
+        overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry,
+        shadowed=tuple(overrides.shadowed),
+    )  # fmt: skip
     if launch.hydra is not None:
         from grpo_lint.launch.compose_entry import compose_entry
 

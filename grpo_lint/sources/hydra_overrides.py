@@ -31,6 +31,9 @@ class Overrides(Record):
     config_path: str | None  # --config-path / -cp
     others: list[Word]  # words that are no override: flags such as --multirun, `$@`
     invalid: list[tuple[Word, str, int]]  # words Hydra cannot parse: the word, why, the offset in it
+    # Overrides a later one of the same path replaces in `entries` (Hydra still applies each in turn, so a
+    # `+key` before `key=...` fails as it would alone): (path, prefix, entry), in order.
+    shadowed: list[tuple[str, str, Entry]]
     config_dir: str | None = None  # --config-dir / -cd: a folder added to the search path
 
 
@@ -56,6 +59,7 @@ class HydraContext(Record):
     composed_from: str = ""  # `the config verl_tool/trainer/main_ppo.py composes (.../ppo_trainer.yaml)`
     group_keys: frozenset[str] = frozenset()  # overrides that choose a config group, not a key
     not_composed: str = ""  # why the entry's tree could not be followed (no key is then called unknown)
+    shadowed: tuple[tuple[str, str, Entry], ...] = ()  # Overrides.shadowed
     verl_loop: bool = False  # the entry feeds verl's RayPPOTrainer (or a subclass with the same groups)
 
 
@@ -88,7 +92,7 @@ def parse_value(text: str) -> Any:
 def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
     from grpo_lint.sources.hydra_grammar import override_error
 
-    result = Overrides({}, {}, {}, None, None, [], [])
+    result = Overrides({}, {}, {}, None, None, [], [], [])
     index = 0
     config_name = config_path = config_dir = None
     while index < len(words):
@@ -128,6 +132,8 @@ def parse_overrides(words: tuple[Word, ...] | list[Word]) -> Overrides:
         key_span = Span(line, column, line, column + len(key_text))
         value_span = Span(line, column + len(key_text) + 1, word.span.end_line, word.span.end_column)
         entry = Entry(key_text, parse_value(value_text) if equals else None, key_span, value_span)
+        if path in result.entries:
+            result.shadowed.append((path, result.prefixes[path], result.entries[path]))
         result.entries[path] = entry
         result.prefixes[path] = prefix
         if word.unknown:

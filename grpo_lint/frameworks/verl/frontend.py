@@ -266,9 +266,10 @@ def _key_findings(
                 added.append(entry)
             continue
         if prefix == "+":
-            # Hydra appends over a null or merges a mapping/list; any other existing value stops it.
-            existing = specs[path].default_at(version) if path in specs else None
-            if existing is not None and not isinstance(entry.value, dict | list):
+            # Hydra appends over a null or merges a mapping/list; any other existing value stops it, also one an
+            # earlier override of the same key set (`key=1 +key=2`).
+            earlier = any(p == path and pre != "~" for p, pre, _ in context.shadowed)
+            if _appends_over(entry, path, specs, version) or (earlier and not isinstance(entry.value, dict | list)):
                 findings.append(KeyFinding(entry, "append_existing"))
             continue
         if prefix in ("++", "~") or known or path in options.extra_keys:
@@ -280,10 +281,20 @@ def _key_findings(
         if found is not None and found.status == "removed" and not found.suggestion:
             found = found._replace(suggestion=index.suggest(path))  # moved: name the new key
         findings.append(found or KeyFinding(entry, "unknown", index.suggest(path)))
+    for path, prefix, entry in context.shadowed:
+        # `+key=a ... key=b`: Hydra applies the `+` first, and it fails on its own
+        if prefix == "+" and _appends_over(entry, path, specs, version):
+            findings.append(KeyFinding(entry, "append_existing"))
     if added:
         names = ", ".join(f"`{e.key}`" for e in added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
         findings.append(KeyFinding(added[0], "added", names))
     return findings
+
+
+def _appends_over(entry: Entry, path: str, specs: dict, version: Version) -> bool:
+    """Whether `+path=value` meets a value the config already has (not null, and not a mapping or list merged)."""
+    existing = specs[path].default_at(version) if path in specs else None
+    return existing is not None and not isinstance(entry.value, dict | list)
 
 
 def _int(settings: dict[str, Setting], path: str, fallback: int) -> int:
