@@ -740,3 +740,46 @@ def test_argparse_takes_a_unique_prefix_of_a_trl_scripts_flag(tmp_path, monkeypa
     )
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report, "run.sh") == ["GRPO102"]
+
+
+ARGPARSE_TRAIN = """import argparse
+from trl import GRPOConfig, GRPOTrainer
+parser = argparse.ArgumentParser()
+parser.add_argument("--beta", type=float, default=0.4)
+parser.add_argument("--sync_ref_model", action="store_true")
+parser.add_argument("--n", type=int, default=4)
+parser.add_argument("--bs", type=int, default=4)
+parser.add_argument("--gamma", type=float, default=0.9)
+args = parser.parse_args()
+config = GRPOConfig(
+    output_dir="o",
+    beta=args.beta,
+    sync_ref_model=args.sync_ref_model,
+    num_generations=args.n,
+    per_device_train_batch_size=args.bs,
+    temperature=0.9 if args.gamma > 0.5 else 0.7,
+)
+GRPOTrainer(model="m", args=config, reward_funcs=[]).train()
+"""
+
+
+def test_a_scripts_own_argparse_feeds_its_grpo_config_and_its_defaults_are_the_runs(tmp_path, monkeypatch, uninstalled):
+    run = "accelerate launch --num_processes 2 train.py --sync_ref_model --gamma 0.5 {more}\n"
+    root = write(tmp_path, {"README.md": "x\n", "train.py": ARGPARSE_TRAIN, "run.sh": run.format(more="")})
+    # beta is the script's default 0.4 (GRPOConfig's 0.0 never reaches the run): a reference model to synchronise
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == []
+    write(root, {"run.sh": run.format(more="--beta 0.0")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO404"]
+    # `--n` is the group size (num_generations=args.n): 2 processes x 4 prompts is no whole number of groups of 3
+    write(root, {"run.sh": run.format(more="--n 3")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert "GRPO102" in codes(report, "run.sh")
+    write(root, {"run.sh": run.format(more="--n 8")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == []
+    # A flag whose value is known only at launch (`for n in 3 4; do ... --n $n`) is judged by no default.
+    write(root, {"run.sh": "for n in 3 4; do\n" + run.format(more="--n $n") + "done\n"})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert [d["severity"] for d in report["diagnostics"]] == ["info"]

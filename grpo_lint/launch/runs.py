@@ -156,6 +156,11 @@ def _run(
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
         file_entries = _read_config(config_entry, config_path, places, result, script.text)
+    computed: dict[str, Entry] = {}
+    if launch.framework == "trl" and launch.entry is None:
+        through = _through_script(launch, places, flags, unresolved)
+        if through is not None:  # the script's own argparse feeds its GRPOConfig(...) call: that call is the run
+            flags, unresolved, computed = through
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
     if launch.by_config and not _is_grpo(document):
@@ -173,7 +178,59 @@ def _run(
     document.entry = launch.entry or ""
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
-    return _finish_run(Run(launch, document, unresolved, extra))
+    run = _finish_run(Run(launch, document, unresolved, extra))
+    if computed:  # fields the script computes: their values are not known, and their defaults never apply
+        document.unknown_entries.update(computed)
+        document.unknown = document.unknown | frozenset(computed)
+    return run
+
+
+def _through_script(
+    launch: Launch, places: Places, flags: dict[str, Entry], unresolved: dict[str, Word]
+) -> tuple[dict[str, Entry], dict[str, Word], dict[str, Entry]] | None:
+    """A launched script that reads its own argparse flags and builds one `GRPOConfig(...)` from them
+    (`beta=args.beta`): the run's config is that call. Each keyword takes the launch's flag of the attribute it
+    reads, else the script's argparse default (`--beta` default 0.4, not GRPOConfig's), or the call's literal;
+    a keyword computed otherwise has no known value, and no GRPOConfig default applies to it. The launch's other
+    flags are the script's own. None when the script shows no such single call (a parser of argument classes,
+    `GRPOConfig(**kwargs)`, a config built in another module)."""
+    from grpo_lint.sources.python_code import NOT_LITERAL
+
+    modules = places.modules
+    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
+    if found is None:
+        return None
+    program = modules.program(found)
+    relative = modules.relative(found)
+    code = modules.code(relative) if program is not None and relative is not None else None
+    if program is None or program.parser is not None or not program.flags or code is None:
+        return None
+    calls = [call for call in code.configs if call.callee.rpartition(".")[2] == "GRPOConfig"]
+    if len(calls) != 1 or calls[0].spread or calls[0].attributes is None:
+        return None
+    call, located = calls[0], str(found)
+    entries: dict[str, Entry] = {}
+    words: dict[str, Word] = {}
+    computed: dict[str, Entry] = {}
+    for field, entry in call.entries.items():  # literals written in the call
+        entries[field] = stamp(entry, located)
+    unknown = call.unknown_entries or {}
+    for field, attribute in call.attributes.items():
+        default = code.flag_defaults.get(attribute, NOT_LITERAL)
+        at = unknown.get(field)
+        written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
+        if attribute in flags:
+            entries[field] = flags[attribute]
+            if attribute in unresolved:  # `--seed $seed`: a value not known before launch
+                words[field] = unresolved[attribute]
+        elif default is not NOT_LITERAL and attribute in code.flag_defaults:
+            entries[field] = Entry(field, default, written.key_span, written.value_span)
+        else:
+            computed[field] = written
+    for field, at in unknown.items():
+        if field not in call.attributes:  # `beta=0.0 if args.x else 0.04`: computed by the script
+            computed[field] = stamp(at, located)
+    return entries, words, computed
 
 
 # ms-swift's Megatron RLHF (`megatron rlhf`, swift/megatron/argument/rlhf_args.py): `rlhf_type` is a Literal, so

@@ -98,6 +98,24 @@ _TRAINING_CALLS = frozenset({"backward", "train", "step", "zero_grad", "train_ep
 _MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_training"})
 
 
+NOT_LITERAL = "(not a literal)"  # an argparse default that is an expression: its value is not known
+
+
+def _argparse_default(node: ast.Call) -> Any:
+    """The value argparse gives a flag the command line does not set: its literal `default=`, False for
+    `store_true` (True for `store_false`), else None."""
+    for keyword in node.keywords:
+        if keyword.arg == "default":
+            try:
+                return ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return NOT_LITERAL
+    action = next((k.value for k in node.keywords if k.arg == "action"), None)
+    if isinstance(action, ast.Constant) and action.value in ("store_true", "store_false"):
+        return action.value == "store_false"
+    return None
+
+
 class ConfigCall(Record):
     """A `GRPOConfig(...)` call: its literal keyword arguments as entries."""
 
@@ -108,6 +126,9 @@ class ConfigCall(Record):
     # Those keyword arguments as entries with no value: their names are still checked (a removed key is
     # removed whatever its value), their values never.
     unknown_entries: dict[str, Entry] | None = None
+    # Keyword arguments whose value is an attribute of a name (`beta=args.beta`): keyword -> attribute.
+    attributes: dict[str, str] | None = None
+    spread: bool = False  # `**kwargs` among the arguments: the call may set any field
 
 
 class Seed(Record):
@@ -202,6 +223,7 @@ class PythonFile(Record):
     trains: bool = False  # takes training steps (backward, a trainer's train(), an optimizer step)
     run_seed: bool = False  # reads a run's seed (`args.seed`, `config.seed`): a sampler can follow it
     set_epoch: bool = False  # calls `sampler.set_epoch(...)`
+    flag_defaults: dict[str, Any] = {}  # noqa: RUF012 - argparse dest -> default (NOT_LITERAL when not a literal)
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -329,6 +351,7 @@ class _Visitor(ast.NodeVisitor):
         self.trainer_refs: list[tuple[str, int]] = []
         self._trainer_seen: set[str] = set()
         self.flags: dict[str, Any] = {}
+        self.flag_defaults: dict[str, Any] = {}  # argparse dest -> its default (NOT_LITERAL when not one)
         self.hydra: HydraApp | None = None
         self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
         # what the rules read
@@ -406,6 +429,7 @@ class _Visitor(ast.NodeVisitor):
             self.trains,
             self.run_seed,
             self.set_epoch,
+            self.flag_defaults,
         )
 
     def _finish_seed(self, seed: Seed, generating: set[int]) -> Seed:
@@ -729,6 +753,8 @@ class _Visitor(ast.NodeVisitor):
             default = next((literal(k.value) for k in node.keywords if k.arg == "default"), None)
             for flag in long:
                 self.flags[flag.lstrip("-").replace("-", "_")] = default
+            if long:
+                self.flag_defaults[long[0].lstrip("-").replace("-", "_")] = _argparse_default(node)
         elif last == "set_epoch":
             self.set_epoch = True
         self.generic_visit(node)  # arguments first: their draws come before this call's
@@ -834,9 +860,14 @@ class _Visitor(ast.NodeVisitor):
     def _config(self, node: ast.Call, callee: str) -> ConfigCall:
         entries: dict[str, Entry] = {}
         unknown: dict[str, Entry] = {}
+        attributes: dict[str, str] = {}
+        spread = bool(node.args)
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs
+                spread = True
                 continue
+            if isinstance(keyword.value, ast.Attribute) and isinstance(keyword.value.value, ast.Name):
+                attributes[keyword.arg] = keyword.value.attr
             key_span = _span(keyword, self.lines)
             key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
             try:
@@ -848,7 +879,7 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(keyword.value, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
             entries[keyword.arg] = entry
-        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee, unknown)
+        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread)
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
         seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)
