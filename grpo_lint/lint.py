@@ -447,7 +447,7 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
 # --- filters ---------------------------------------------------------------------------------
 
 
-_LONG_QUOTE = lazy(r"`([^`\n]{" + str(2 * CLIP + 1) + r",})`")
+_QUOTE = lazy(r"`([^`\n]*)`")  # quotes taken in pairs from the left: the text between two quotes is none
 
 
 def clip(text: str) -> str:
@@ -462,9 +462,10 @@ def _clip_text(text: str) -> str:
         return text
 
     def short(match: re.Match[str]) -> str:
-        return f"`{clip(match.group(1))}` ({len(match.group(1)):,} characters)"
+        quoted = match.group(1)
+        return match.group(0) if len(quoted) <= 2 * CLIP else f"`{clip(quoted)}` ({len(quoted):,} characters)"
 
-    text = _LONG_QUOTE.sub(short, text)
+    text = _QUOTE.sub(short, text)
     return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
 
 

@@ -783,3 +783,43 @@ def test_a_scripts_own_argparse_feeds_its_grpo_config_and_its_defaults_are_the_r
     write(root, {"run.sh": "for n in 3 4; do\n" + run.format(more="--n $n") + "done\n"})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert [d["severity"] for d in report["diagnostics"]] == ["info"]
+
+
+RAY_TRAINER = """\
+class RayPPOTrainer:
+    def __init__(self, config):
+        self.batch = config.data.train_batch_size
+        self.mini = config.actor_rollout_ref.actor.ppo_mini_batch_size
+        self.every = (config.trainer.save_freq, config.trainer.test_freq)
+"""
+
+
+def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
+    files = {
+        "README.md": "x\n",
+        "verl/__init__.py": "",
+        "verl/version/version": "0.4.1\n",
+        "verl/trainer/main_ppo.py": MAIN,
+        "verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
+        "verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
+            "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
+        ),
+        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        "run.sh": f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n",
+    }
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch)
+    (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]
+    assert unread["code"] == "GRPO014" and unread["severity"] == "warning" and "`legacy_weighting`" in unread["message"]
+    # Read somewhere in the repository's Python (the copy or the project's own code): it acts.
+    write(
+        root, {"verl/trainer/ppo/core_algos.py": "def weight(config):\n    return config.algorithm.legacy_weighting\n"}
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    # A repository whose Python names none of the keys every verl reads does not hold the code that reads its
+    # config (verl installed beside it): nothing is said.
+    (root / "verl/trainer/ppo/core_algos.py").unlink()
+    (root / "verl/trainer/ppo/ray_trainer.py").unlink()
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []

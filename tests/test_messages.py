@@ -96,3 +96,15 @@ def test_the_check_itself_finds_a_run_on_sentence():
 def test_the_examples_messages_are_whole_sentences(folder: Path, monkeypatch):
     _, report = lint(folder, monkeypatch)
     assert {d["message"]: _whole(d["message"]) for d in report["diagnostics"] if _whole(d["message"])} == {}
+
+
+def test_a_long_quote_is_shortened_and_the_text_between_two_quotes_is_not_taken_for_one():
+    from grpo_lint.limits import CLIP
+    from grpo_lint.lint import _clip_text
+
+    between = " is a key of the config " + "x" * (3 * CLIP) + ", but nothing names "
+    text = f"`a.b`{between}`b`: set for nothing."
+    assert _clip_text(text) == text
+    long_key = "k" * (3 * CLIP)
+    shortened = _clip_text(f"`{long_key}` is unknown{between}.")
+    assert f"({3 * CLIP:,} characters)" in shortened and long_key not in shortened

@@ -624,3 +624,14 @@ def duplicate_key(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             again,
             fix=f"keep one `{again.key}`",
         )
+
+
+# GRPO014 is decided where a launch's overrides meet the composed tree of a framework copy
+# (grpo_lint.launch.runs._unread_keys): registered here.
+REGISTRY["GRPO014"] = Rule(
+    "GRPO014",
+    "unread-key",
+    Severity.WARNING,
+    "A key of a framework copy's config that no code of the repository reads: set, never used.",
+    None,
+)

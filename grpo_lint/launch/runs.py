@@ -475,7 +475,61 @@ def _verl_document(
     result.problems.extend(_grammar_problems(overrides.invalid, script))
     result.problems.extend(_missing_files(launch, overrides, places))
     result.problems.extend(_failed_asserts(launch, overrides, document.hydra))
+    result.problems.extend(_unread_keys(overrides, places, document.hydra, target_for))
     return document, overrides.unresolved
+
+
+# Sections whose keys are handed on whole to another program (`engine_kwargs.vllm.*`, `ray_init.*`,
+# `override_config.*`): no code of the repository names them, and they still act.
+_PASSED_ON = ("kwargs", "override", "engine", "extra", "custom", "config", "ray", "env", "args", "hydra", "optim")
+
+
+# Keys every verl trainer reads by name: a repository whose Python names none of them does not hold the code that
+# reads its config.
+_READ_EVERYWHERE = frozenset({b"train_batch_size", b"ppo_mini_batch_size", b"save_freq", b"test_freq"})
+
+
+def _unread_keys(
+    overrides: Any, places: Places, context: Any, target_for: Callable[[str], Target] | None
+) -> list[Diagnostic]:
+    """GRPO014: an override of a key the repository's copy of verl has in its config, that no Python file of the
+    repository names: the copy's code never reads it, so the value has no effect (a key kept from an older
+    design, or one the fork stopped using)."""
+    target = target_for("verl") if target_for is not None else None
+    if target is None or target.fork is None or context.schema is None or places.modules is None:
+        return []
+    if not places.modules.complete:
+        return []  # a file that reads the key may be one the walk did not reach
+    names: frozenset[bytes] | None = None
+    found: list[Diagnostic] = []
+    for path, entry in overrides.entries.items():
+        if overrides.prefixes.get(path, "") not in ("", "++") or path not in context.schema:
+            continue
+        sections, _, leaf = path.rpartition(".")
+        if len(leaf) < 8 or "_" not in leaf or any(word in sections for word in _PASSED_ON):
+            continue
+        if any(isinstance(value, str) and leaf in value for value in context.schema.values()):
+            continue  # another key interpolates it (`${algorithm.x}`)
+        if names is None:
+            names = places.modules.identifiers()
+            if not _READ_EVERYWHERE.issubset(names):
+                return []  # the code that reads the config is not the repository's (verl installed beside it)
+        if leaf.encode() in names:
+            continue
+        found.append(
+            Diagnostic(
+                "GRPO014",
+                Severity.WARNING,
+                f"`{path}` is a key of {context.composed_from or 'the config the copy composes'}, but no Python file "
+                f"of the repository (the copy of verl in {target.fork.package}/ included) names `{leaf}`: the code "
+                "that runs never reads it, so the value set here has no effect.",
+                "",
+                entry.key_span,
+                key=path,
+                fix=f"delete `{entry.key}`, or read `{leaf}` where it is meant to act",
+            )
+        )
+    return found
 
 
 def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagnostic]:

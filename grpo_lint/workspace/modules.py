@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grpo_lint.limits import MAX_PYTHON_BYTES
+from grpo_lint.patterns import lazy_bytes
 from grpo_lint.records import Record
 from grpo_lint.sources.python_index import Imported, PythonIndex
 
@@ -36,6 +37,9 @@ class ClassRef(Record):
     file: str | None  # the repository file that defines it; None for a class of an installed package
     module: str  # the package module it comes from (for an installed package)
     name: str
+
+
+_NAME = lazy_bytes(rb"[A-Za-z_][A-Za-z0-9_]{5,}")
 
 
 class Program(Record):
@@ -65,6 +69,7 @@ class Modules:
         self._suffixes: dict[str, list[str]] | None = None
         self._programs: dict[str, Program | None] = {}
         self._mentions: dict[bytes, bool] = {}
+        self._identifiers: frozenset[bytes] | None = None
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
         self.compositions: dict[object, object] = {}
         self.config_files: dict[Path, object] = {}
@@ -101,6 +106,21 @@ class Modules:
                 for name in self.files
             )
         return self._mentions[needle]
+
+    def identifiers(self) -> frozenset[bytes]:
+        """Every name of 6 or more characters written in the repository's Python files (attributes, strings,
+        fields): what its code can read a config key by. Read once, when a rule first asks."""
+        if self._identifiers is None:
+            from grpo_lint.sources.document import ReadProblem
+            from grpo_lint.sources.reading import read_file
+
+            found: set[bytes] = set()
+            for name in self.files:
+                data = read_file(self.root / name, MAX_PYTHON_BYTES, within=self.root)
+                if not isinstance(data, ReadProblem):
+                    found.update(_NAME.findall(data))
+            self._identifiers = frozenset(found)
+        return self._identifiers
 
     def index(self, relative: str) -> PythonIndex | None:
         code = self.code(relative)
