@@ -823,3 +823,40 @@ def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_pat
     (root / "verl/trainer/ppo/ray_trainer.py").unlink()
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == []
+
+
+def test_a_wrapper_runs_the_base_script_with_its_words_as_the_bases_arguments(tmp_path, monkeypatch):
+    base = (
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_batch_size=64 \\\n"
+        '    actor_rollout_ref.rollout.n=${GROUP:-4} "$@"\n'
+    )
+    wrapper = (
+        'PROJECT_ROOT="${PROJECT_ROOT:-/workspace/checkout}"\nGROUP=8 bash "${PROJECT_ROOT}/scripts/base.sh" {extra}\n'
+    )
+    root = write(
+        tmp_path,
+        {
+            "README.md": "x\n",
+            "scripts/base.sh": base,
+            "scripts/exp.sh": wrapper.replace("{extra}", "data.max_prompt_lenght=512"),
+        },
+    )
+    _, report = lint(root, monkeypatch, "--target", "verl==0.5.0", ".")
+    # the checkout's folder is another machine's: the base script is the repository's scripts/base.sh, and the
+    # wrapper's words are its "$@"
+    (typo,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert typo["path"].endswith("scripts/base.sh") and "scripts/exp.sh runs it" in typo["message"]
+    assert "data.max_prompt_length" in typo["message"]
+    write(root, {"scripts/exp.sh": wrapper.replace("{extra}", "data.max_prompt_length=512")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.5.0", ".")
+    assert "GRPO002" not in codes(report)
+    # a base that shifts its arguments: `$@` is not the wrapper's words, and nothing is read into it
+    write(
+        root,
+        {
+            "scripts/base.sh": "shift\n" + base,
+            "scripts/exp.sh": wrapper.replace("{extra}", "x data.max_prompt_lenght=512"),
+        },
+    )
+    _, report = lint(root, monkeypatch, "--target", "verl==0.5.0", ".")
+    assert "GRPO002" not in codes(report)

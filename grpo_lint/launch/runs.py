@@ -61,11 +61,13 @@ def read_script(
     modules: Any = None,
     environment: dict[str, Word] | None = None,
     calls: tuple[str, ...] = (),
+    arguments: list[Word] | None = None,
 ) -> ScriptRuns:
     """The runs of a script: data only, linted by grpo_lint.lint. `modules`: the repository's Python
     modules (grpo_lint.workspace.modules), to read the scripts its commands run. `environment`: the
-    variables a calling script exports; `calls`: the scripts that led here (a cycle is not followed)."""
-    script = parse(text, path, environment)
+    variables a calling script exports; `calls`: the scripts that led here (a cycle is not followed);
+    `arguments`: the words a calling script runs it with (its `$@`)."""
+    script = parse(text, path, environment, arguments)
     places = Places(Path(path).resolve().parent, root, modules)
     result = ScriptRuns(script)
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
@@ -285,15 +287,20 @@ def _read_called(
     if len(words) < 2 or os.path.basename(words[0].text) not in _SHELLS:
         return
     target = words[1].text
+    found: Path | None = None
     if not words[1].known:
         # `bash "$(dirname "$0")/run.sh"`: the script's own folder
         beside = _BESIDE.match(target)
-        if beside is None:
-            return
-        target = str(places.script_dir / beside.group(1))
+        if beside is not None:
+            target = str(places.script_dir / beside.group(1))
+        else:
+            # `bash "${PROJECT_ROOT}/scripts/base.sh"` with the checkout's folder unknown: the repository's file
+            found = _in_checkout(target, places)
+            if found is None:
+                return
     if target.startswith("-") or not target.endswith(".sh"):
         return
-    found = resolve_file(target, places)
+    found = found or resolve_file(target, places) or _in_checkout(target, places)
     if found is None:
         return
     shown = str(found)
@@ -307,11 +314,27 @@ def _read_called(
     if isinstance(data, ReadProblem):
         return
     text = data.decode("utf-8", "replace")
-    with_env = read_script(text, shown, places.root, target_for, modules, dict(command.env), calls)
+    arguments = list(words[2:]) if os.path.basename(words[0].text) not in ("source", ".") else None
+    with_env = read_script(text, shown, places.root, target_for, modules, dict(command.env), calls, arguments)
     if not any(launch.role == "train" for launch in with_env.launches) and not with_env.called:
         return
     alone = read_script(text, shown, places.root, target_for, modules, None, calls)
     result.called.append((command, with_env, alone))
+
+
+def _in_checkout(written: str, places: Places) -> Path | None:
+    """`${ROOT}/scripts/base.sh` or `/workspace/project/scripts/base.sh`: a path through a folder that names the
+    checkout (unknown, or absolute on another machine) whose tail, from a folder on, is a script of the repository
+    (`scripts/base.sh`, at least a folder and a file)."""
+    parts = written.replace("\\", "/").split("/")
+    for cut in range(1, len(parts) - 1):
+        tail = parts[cut:]
+        if any(not part or "$" in part or part in (".", "..") for part in tail):
+            continue
+        candidate = places.root.joinpath(*tail)
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 _OWN_FOLDER = lazy(r"dirname\W+(?:\$0|\$\{?BASH_SOURCE)")

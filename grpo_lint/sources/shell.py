@@ -340,6 +340,11 @@ def _plain_end(stop: str) -> re.Pattern[str]:
     return pattern
 
 
+_ARGS = "\x00args"  # the positional arguments, kept as an array no script can name
+# Commands that change the positional arguments, or functions with their own: `$1` is then not the caller's word.
+_REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|\(\)\s*\{|^\s*function\s", re.M)
+
+
 class _Lexer:
     def __init__(
         self,
@@ -800,9 +805,24 @@ class _Lexer:
             return self.looked_up(match.group(0), unknown, split)
         if char and (char.isdigit() or char in "@*#?$!-"):
             self.advance()
+            if _ARGS in self.arrays and (char in "@*#" or char in "123456789"):
+                return [(self.positional(char, unknown, quoted), split)]
             unknown.append("$" + char)
             return [("$" + char, False)]
         return [("$", False)]
+
+    def positional(self, char: str, unknown: list[str], quoted: bool) -> str:
+        """`$@`, `$*`, `$#`, `$1`..`$9` of a script whose arguments are known (one a caller runs with words)."""
+        args = self.arrays[_ARGS]
+        if char == "#":
+            return str(len(args))
+        if char in "@*":
+            return self.element(_ARGS, char, "", "$" + char, unknown, quoted)
+        index = int(char) - 1
+        if index >= len(args):
+            return _NOTHING if quoted else ""
+        unknown.extend(args[index].unknown)
+        return args[index].text
 
     def braced_text(self) -> str:
         """The text between `${` and its `}`, past nested `${...}`, `$(...)` and quotes."""
@@ -1126,10 +1146,15 @@ def _continues(first: str) -> bool:
     return (first.startswith("-") and first != "-") or looks_like_override(first)
 
 
-def parse(text: str, path: str, environment: dict[str, Word] | None = None) -> Script:
+def parse(
+    text: str, path: str, environment: dict[str, Word] | None = None, arguments: list[Word] | None = None
+) -> Script:
     """The commands of a script. `environment`: the variables it starts with, exported (a script run by
-    another with `bash x.sh` gets the caller's exported variables)."""
-    lexer = _Lexer(text.replace(_SEP, "").replace(_NOTHING, ""), dict(environment) if environment else None)
+    another with `bash x.sh` gets the caller's exported variables); `arguments`: its positional arguments
+    (`bash x.sh a=1 b=2`), used where the script neither shifts nor resets them nor defines functions (whose
+    `$@` are their own)."""
+    arrays = {_ARGS: arguments[:_MAX_ARRAY]} if arguments is not None and not _REPOSITIONS.search(text) else None
+    lexer = _Lexer(text.replace(_SEP, "").replace(_NOTHING, ""), dict(environment) if environment else None, arrays)
     lexer.exported.update(environment or ())
     lexer.run()
     lines = tuple(text.split("\n"))
