@@ -860,3 +860,55 @@ def test_a_wrapper_runs_the_base_script_with_its_words_as_the_bases_arguments(tm
     )
     _, report = lint(root, monkeypatch, "--target", "verl==0.5.0", ".")
     assert "GRPO002" not in codes(report)
+
+
+HYDRA_TRAIN = """\
+import hydra
+from trl import GRPOConfig, GRPOTrainer
+
+
+@hydra.main(version_base=None, config_path="conf", config_name="train")
+def main(cfg):
+    args = GRPOConfig(
+        output_dir="out",
+        per_device_train_batch_size=cfg.grpo.batch,
+        num_generations=cfg.grpo.group,
+        temperature=cfg.grpo.temperature,
+        beta=cfg.grpo.get("beta", 0.0),
+    )
+    GRPOTrainer(model=cfg.model, args=args, reward_funcs=[]).train()
+
+
+if __name__ == "__main__":
+    main()
+"""
+HYDRA_CONF = "model: m\ngrpo:\n  batch: 4\n  group: 4\n  temperature: 0.9\n"
+
+
+def test_a_hydra_scripts_grpo_config_reads_the_composed_tree_and_the_overrides(tmp_path, monkeypatch):
+    run = "accelerate launch --num_processes 2 train.py {overrides}\n"
+    files = {
+        "README.md": "x\n",
+        "train.py": HYDRA_TRAIN,
+        "conf/train.yaml": HYDRA_CONF,
+        "run.sh": run.format(overrides="grpo.group=8"),
+    }
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == []
+    # the group size comes from the override: 2 x 4 prompts is no whole number of groups of 3
+    write(root, {"run.sh": run.format(overrides="grpo.group=3")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102"]
+    # and from the composed tree when no override sets it: temperature 0 makes every group identical
+    write(root, {"conf/train.yaml": HYDRA_CONF.replace("0.9", "0.0"), "run.sh": run.format(overrides="")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert "GRPO201" in codes(report)
+    # an override of a key the tree lacks stops Hydra (struct mode); `+key` adds it
+    write(root, {"conf/train.yaml": HYDRA_CONF, "run.sh": run.format(overrides="grpo.grup=8")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    (typo,) = report["diagnostics"]
+    assert typo["code"] == "GRPO002" and "Could not override 'grpo.grup'" in typo["message"]
+    write(root, {"run.sh": run.format(overrides="+grpo.grup=8")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report) == []

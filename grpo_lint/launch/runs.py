@@ -160,8 +160,8 @@ def _run(
         file_entries = _read_config(config_entry, config_path, places, result, script.text)
     computed: dict[str, Entry] = {}
     if launch.framework == "trl" and launch.entry is None:
-        through = _through_script(launch, places, flags, unresolved)
-        if through is not None:  # the script's own argparse feeds its GRPOConfig(...) call: that call is the run
+        through = _through_hydra(launch, places, result) or _through_script(launch, places, flags, unresolved)
+        if through is not None:  # the script's own parser feeds its GRPOConfig(...) call: that call is the run
             flags, unresolved, computed = through
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
@@ -187,6 +187,85 @@ def _run(
     return run
 
 
+def _grpo_config_call(places: Places, found: Path) -> tuple[Any, Any] | None:
+    """The script's one `GRPOConfig(...)` call that names its keywords (no `**kwargs`), with the script's code."""
+    modules = places.modules
+    relative = modules.relative(found) if modules is not None else None
+    code = modules.code(relative) if relative is not None else None
+    if code is None:
+        return None
+    calls = [call for call in code.configs if call.callee.rpartition(".")[2] == "GRPOConfig"]
+    if len(calls) != 1 or calls[0].spread or calls[0].attributes is None:
+        return None
+    return calls[0], code
+
+
+def _through_hydra(
+    launch: Launch, places: Places, result: ScriptRuns
+) -> tuple[dict[str, Entry], dict[str, Word], dict[str, Entry]] | None:
+    """A launched script that is a Hydra application (`@hydra.main`) and builds one `GRPOConfig(...)` from the
+    composed config (`num_generations=cfg.training.grpo.num_generations`): the run's config is that call, each
+    keyword taking the override of its key, else the composed tree's value. An override of a key the tree does
+    not have stops Hydra (its config is in struct mode) and is reported. None when the script is not such an app
+    or its tree cannot be composed."""
+    from grpo_lint.checks.messages import shown_override
+    from grpo_lint.launch.compose_entry import compose_entry
+    from grpo_lint.launch.entries import hydra_entry
+    from grpo_lint.sources.hydra_overrides import HydraContext, parse_overrides
+
+    modules = places.modules
+    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
+    entry = hydra_entry(modules, found) if found is not None else None
+    through = _grpo_config_call(places, found) if entry is not None and not entry.verl else None
+    if through is None:
+        return None
+    call, _code = through
+    overrides = parse_overrides(launch.args)
+    context = compose_entry(
+        launch._replace(hydra=entry), overrides, places, HydraContext({}, None, frozenset(), None, None), result, None
+    )
+    if context.schema is None:
+        return None
+    schema, located = context.schema, str(found)
+    for path, written in overrides.entries.items():
+        prefix = overrides.prefixes.get(path, "")
+        if prefix == "" and path not in schema and written.key.split("@")[0] not in context.group_keys:
+            result.problems.append(
+                Diagnostic(
+                    "GRPO002",
+                    Severity.ERROR,
+                    f"`{path}` is not a key of {context.composed_from}, whose composed config Hydra keeps in struct "
+                    f"mode: Hydra stops before training (\"Could not override '{path}'\").",
+                    "",
+                    written.key_span,
+                    key=path,
+                    fix=f"`+{path}={shown_override(written.value)}` to add it, or name a key the config has",
+                )
+            )
+    entries: dict[str, Entry] = {}
+    words: dict[str, Word] = {}
+    computed: dict[str, Entry] = {}
+    unknown = call.unknown_entries or {}
+    for field, entry_ in call.entries.items():
+        entries[field] = stamp(entry_, located)
+    for field, path in call.attributes.items():
+        at = unknown.get(field)
+        written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
+        override = overrides.entries.get(path)
+        if override is not None and overrides.prefixes.get(path, "") != "~":
+            entries[field] = override
+            if path in overrides.unresolved:
+                words[field] = overrides.unresolved[path]
+        elif path in schema and not (isinstance(schema[path], str) and "${" in schema[path]):
+            entries[field] = Entry(field, schema[path], written.key_span, written.value_span)
+        else:
+            computed[field] = written
+    for field, at in unknown.items():
+        if field not in call.attributes:
+            computed[field] = stamp(at, located)
+    return entries, words, computed
+
+
 def _through_script(
     launch: Launch, places: Places, flags: dict[str, Entry], unresolved: dict[str, Word]
 ) -> tuple[dict[str, Entry], dict[str, Word], dict[str, Entry]] | None:
@@ -200,17 +279,13 @@ def _through_script(
 
     modules = places.modules
     found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
-    if found is None:
+    program = modules.program(found) if found is not None else None
+    if program is None or program.parser is not None or not program.flags:
         return None
-    program = modules.program(found)
-    relative = modules.relative(found)
-    code = modules.code(relative) if program is not None and relative is not None else None
-    if program is None or program.parser is not None or not program.flags or code is None:
+    through = _grpo_config_call(places, found)
+    if through is None:
         return None
-    calls = [call for call in code.configs if call.callee.rpartition(".")[2] == "GRPOConfig"]
-    if len(calls) != 1 or calls[0].spread or calls[0].attributes is None:
-        return None
-    call, located = calls[0], str(found)
+    (call, code), located = through, str(found)
     entries: dict[str, Entry] = {}
     words: dict[str, Word] = {}
     computed: dict[str, Entry] = {}

@@ -98,6 +98,15 @@ _TRAINING_CALLS = frozenset({"backward", "train", "step", "zero_grad", "train_ep
 _MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_training"})
 
 
+def _attribute_chain(node: ast.expr) -> str | None:
+    """`args.beta` -> "beta", `cfg.training.grpo.beta` -> "training.grpo.beta"; None for anything else."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join(reversed(parts)) if parts and isinstance(node, ast.Name) else None
+
+
 NOT_LITERAL = "(not a literal)"  # an argparse default that is an expression: its value is not known
 
 
@@ -126,7 +135,8 @@ class ConfigCall(Record):
     # Those keyword arguments as entries with no value: their names are still checked (a removed key is
     # removed whatever its value), their values never.
     unknown_entries: dict[str, Entry] | None = None
-    # Keyword arguments whose value is an attribute of a name (`beta=args.beta`): keyword -> attribute.
+    # Keyword arguments whose value is an attribute of a name (`beta=args.beta`, `beta=cfg.grpo.beta`): keyword ->
+    # the attributes after the name, dotted (`beta`, `grpo.beta`).
     attributes: dict[str, str] | None = None
     spread: bool = False  # `**kwargs` among the arguments: the call may set any field
 
@@ -866,8 +876,8 @@ class _Visitor(ast.NodeVisitor):
             if keyword.arg is None:  # **kwargs
                 spread = True
                 continue
-            if isinstance(keyword.value, ast.Attribute) and isinstance(keyword.value.value, ast.Name):
-                attributes[keyword.arg] = keyword.value.attr
+            if (chain := _attribute_chain(keyword.value)) is not None:
+                attributes[keyword.arg] = chain
             key_span = _span(keyword, self.lines)
             key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
             try:
