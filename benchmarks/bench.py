@@ -4,6 +4,7 @@
     python benchmarks/bench.py            # cold start, 1,000 files, in-process lint
     python benchmarks/bench.py --trl      # also time building TRL's own GRPOConfig (needs trl)
     python benchmarks/bench.py --repos    # whole repositories: the corpus snapshots linted from their roots
+    python benchmarks/bench.py --monorepo # a synthetic git repository of 10,000 files in 2,000 folders
 
 It times the `grpo-lint` console script of the running interpreter from a scratch directory, so the
 installed package (with its byte code) is measured, not this source tree. An editable install adds
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--trl", action="store_true", help="also time TRL's GRPOConfig")
     parser.add_argument("--repos", action="store_true", help="lint the ../shared corpus repositories from their roots")
+    parser.add_argument("--monorepo", action="store_true", help="time a commit's two files, and `.`, in a monorepo")
     args = parser.parse_args()
     py = sys.executable
     script = Path(py).with_name("grpo-lint")
@@ -93,6 +95,8 @@ def main() -> None:
 
     if args.repos:
         whole_repositories(str(script), max(3, args.repeat // 5))
+    if args.monorepo:
+        monorepo(str(script), args.repeat)
 
     from grpo_lint.engine import lint_text
     from grpo_lint.options import Options
@@ -174,6 +178,39 @@ def whole_repositories(script: str, repeat: int) -> None:
         f"all {count} repositories: grpo-lint {total_lint:.2f} s, bare read + YAML parse "
         f"{total_bare:.2f} s   ({total_lint / total_bare:.1f}x)"
     )
+
+
+def monorepo(script: str, repeat: int) -> None:
+    """What pre-commit pays in a large repository: `grpo-lint two/changed.yaml files.sh` (the two files a commit
+    touches) in the monorepo and in a repository of their own, against `import yaml`; and `grpo-lint .` over the
+    whole monorepo against one interpreter that reads and parses the same tree with PyYAML's C loader."""
+    import monorepo as synthetic
+
+    with tempfile.TemporaryDirectory() as scratch:
+        big = synthetic.build(Path(scratch, "mono"))
+        alone = synthetic.small(Path(scratch, "alone"))
+        files = list(synthetic.CHANGED)
+        in_big, in_alone, baseline = [], [], []
+        for _ in range(repeat):  # interleaved: a slow spell of the machine weighs on all three alike
+            for where, into in ((big, in_big), (alone, in_alone)):
+                start = time.perf_counter()
+                subprocess.run([script, *files], capture_output=True, check=False, cwd=where)
+                into.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "import yaml"], capture_output=True, check=False)
+            baseline.append(time.perf_counter() - start)
+        big_t, alone_t, yaml_t = (statistics.median(t) for t in (in_big, in_alone, baseline))
+        size = f"{synthetic.FOLDERS:,} folders, {5 * synthetic.FOLDERS:,} files"
+        print(f"monorepo ({size}), `grpo-lint {' '.join(files)}`:")
+        ratios = f"{big_t / alone_t:.2f}x alone, {big_t / yaml_t:.2f}x import yaml"
+        print(f"  in the monorepo                {big_t * 1000:7.1f} ms   ({ratios})")
+        print(f"  in a repository of their own   {alone_t * 1000:7.1f} ms   ({alone_t / yaml_t:.2f}x import yaml)")
+        print(f"  python -c 'import yaml'        {yaml_t * 1000:7.1f} ms")
+        rounds = max(3, repeat // 5)
+        whole = median_run([script, "--isolated", "-q", "."], rounds, str(big))
+        floor = median_run([sys.executable, "-c", synthetic.C_FLOOR], rounds, str(big))
+        print(f"  grpo-lint . (whole monorepo)   {whole * 1000:7.0f} ms   ({whole / floor:.1f}x the C-loader floor)")
+        print(f"  C-loader floor (read + parse)  {floor * 1000:7.0f} ms")
 
 
 if __name__ == "__main__":

@@ -8,15 +8,15 @@ typing.NamedTuple itself.
 Defining one is what a cold `grpo-lint one.yaml` spends several milliseconds on (some 45 record classes
 load on that path), in two places this module avoids: typing compiles every annotation into a
 `ForwardRef` that nothing here reads (under `from __future__ import annotations` each is a string), and
-`collections.namedtuple` compiles a `__new__` from source for every class. Here the `__new__` of each
-arity is compiled once and each class gets a copy with its own argument names, so positional and keyword
-calls, defaults and error messages are those of namedtuple's, as fast per instance; the other methods
-are shared by every record.
+`collections.namedtuple` compiles a `__new__` from source for every class. Here each class's `__new__` is
+a closure over its field names and defaults (nothing is compiled at run time, so a hostile-input audit that
+forbids run-time code generation passes): positional and keyword calls, defaults and the errors are those of
+namedtuple's; the common call, every field given positionally, costs one length check more. The other
+methods are shared by every record.
 """
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -37,20 +37,46 @@ else:
     })  # fmt: skip
     _SPECIAL = frozenset({"__module__", "__name__", "__annotations__", "__qualname__", "__doc__"})
 
-    @cache
-    def _new_of_arity(count: int) -> Any:
-        """`lambda _cls, a0, a1: tuple.__new__(_cls, (a0, a1))`, compiled once per number of fields."""
-        names = ", ".join(f"a{i}" for i in range(count))
-        items = names + ("," if count == 1 else "")
-        source = f"lambda _cls{', ' if count else ''}{names}: _tuple_new(_cls, ({items}))"
-        return eval(source, {"_tuple_new": tuple.__new__, "__builtins__": {}})  # a fixed source, names made here
+    _MISSING = object()
 
     def _new(name: str, fields: tuple[str, ...], defaults: tuple[Any, ...]) -> Any:
-        template = _new_of_arity(len(fields))
-        code = template.__code__.replace(
-            co_varnames=("_cls", *fields), co_name="__new__", co_qualname=f"{name}.__new__"
-        )
-        return type(template)(code, template.__globals__, "__new__", defaults or None)
+        """The class's `__new__`: positional and keyword arguments bound to the fields as namedtuple binds them,
+        by a closure (nothing is compiled at run time). The common call, every field positional, is one check."""
+        count = len(fields)
+        first_default = count - len(defaults)
+        position = {field: index for index, field in enumerate(fields)}
+        tuple_new = tuple.__new__
+
+        def __new__(_cls: type, *args: Any, **kwargs: Any) -> Any:
+            given = len(args)
+            if not kwargs:
+                if given == count:
+                    return tuple_new(_cls, args)
+                if first_default <= given < count:
+                    return tuple_new(_cls, args + defaults[given - first_default :])
+            if given > count:
+                raise TypeError(f"{name}.__new__() takes {count + 1} positional arguments but {given + 1} were given")
+            values = [*args, *([_MISSING] * (count - given))]
+            for key, value in kwargs.items():
+                index = position.get(key)
+                if index is None:
+                    raise TypeError(f"{name}.__new__() got an unexpected keyword argument '{key}'")
+                if index < given:
+                    raise TypeError(f"{name}.__new__() got multiple values for argument '{key}'")
+                values[index] = value
+            for index in range(given, count):
+                if values[index] is _MISSING:
+                    if index < first_default:
+                        missing = [fields[i] for i in range(given, first_default) if values[i] is _MISSING]
+                        raise TypeError(
+                            f"{name}.__new__() missing {len(missing)} required positional argument"
+                            f"{'s' if len(missing) > 1 else ''}: " + ", ".join(repr(m) for m in missing)
+                        )
+                    values[index] = defaults[index - first_default]
+            return tuple_new(_cls, values)
+
+        __new__.__qualname__ = f"{name}.__new__"
+        return __new__
 
     @classmethod  # type: ignore[misc]
     def _make(cls: type, iterable: Any) -> Any:

@@ -76,3 +76,24 @@ def test_a_record_refuses_what_typing_refuses():
 
         class Mixed(Record, dict):  # type: ignore[misc]
             value: int
+
+
+def test_defining_and_building_a_record_compiles_no_code(monkeypatch):
+    import builtins
+
+    def refused(*args, **kwargs):
+        raise AssertionError("code compiled at run time")
+
+    monkeypatch.setattr(builtins, "eval", refused)
+    monkeypatch.setattr(builtins, "exec", refused)
+    monkeypatch.setattr(builtins, "compile", refused)
+
+    class Late(Record):
+        key: str
+        value: int = 0
+
+    assert Late("a") == ("a", 0) and Late(value=2, key="b") == ("b", 2) and Late("c", 3)._replace(value=4) == ("c", 4)
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'key'"):
+        Late()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'other'"):
+        Late("a", other=1)

@@ -6,8 +6,10 @@ Files that cannot be configs are dropped by name and size before anything reads 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.reading import read_head, special_kind
 
 # Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
@@ -35,7 +37,12 @@ def git_files(folder: Path) -> list[str] | None:
         listed = names(git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=folder))
     except GitError:
         return None
-    return sorted(n for n in listed if not any(_skipped(part) for part in n.split("/")[:-1]))
+    skipped = _SKIPPED_FOLDER
+    return sorted(n for n in listed if not skipped.search(n))
+
+
+# A path with a hidden or tool folder among its folders (one search per name: a monorepo lists 10,000s).
+_SKIPPED_FOLDER = lazy(r"(?:^|/)(?:\.[^/]*|" + "|".join(re.escape(d) for d in sorted(SKIP_DIRS)) + r")/")
 
 
 def _skipped(folder: str) -> bool:

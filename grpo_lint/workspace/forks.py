@@ -32,7 +32,10 @@ def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
     """The shallowest copy of each framework among the repository's files."""
     present = set(files)
     forks: dict[str, Fork] = {}
+    last = {marker.rpartition("/")[2] for markers in _MARKERS.values() for marker in markers}
     for name in files:
+        if name.rpartition("/")[2] not in last:
+            continue  # (most files: one set lookup, not a suffix test per marker)
         for framework, markers in _MARKERS.items():
             if framework in forks:
                 continue

@@ -101,27 +101,30 @@ class Statements:
     def __init__(self, root: Path, files: list[str]) -> None:
         self.root = root
         self.files = files
-        self._folders: dict[str, list[tuple[str, object]]] | None = None  # folder -> (file, reader)
+        self._folders: dict[str, list[str]] | None = None  # folder -> its files
         self._read: dict[str, list[Pin]] = {}  # folder or own-scope file -> its statements
         self._shared: list[Pin] | None = None
 
-    def _index(self) -> dict[str, list[tuple[str, object]]]:
+    def _index(self) -> dict[str, list[str]]:
+        """The files of each folder (no deeper than _MAX_DEPTH), by name only: what can state a release is decided
+        per folder, when a file's chain asks for that folder."""
         if self._folders is None:
             self._folders = {}
             for name in self.files:
-                if name.count("/") > _MAX_DEPTH:
-                    continue
-                reader = _reader(name)
-                if reader is not None and reader not in _OWN_READERS:
-                    self._folders.setdefault(name.rpartition("/")[0], []).append((name, reader))
+                folder, _, _ = name.rpartition("/")
+                if folder.count("/") < _MAX_DEPTH:
+                    self._folders.setdefault(folder, []).append(name)
         return self._folders
 
     def folder(self, folder: str) -> list[Pin]:
         """The statements of the files directly in a folder ("" = the root), for that folder and below."""
         if folder not in self._read:
-            self._read[folder] = [
-                pin for name, reader in self._index().get(folder, []) for pin in _statements(self.root, name, reader)
-            ]
+            found: list[Pin] = []
+            for name in self._index().get(folder, []):
+                reader = _reader(name)
+                if reader is not None and reader not in _OWN_READERS:
+                    found.extend(_statements(self.root, name, reader))
+            self._read[folder] = found
         return self._read[folder]
 
     def own(self, relative: str) -> list[Pin]:
