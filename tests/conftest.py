@@ -16,6 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def _not_the_ci_environment(monkeypatch):
+    """Every test runs as on a developer's machine: the variables a CI sets that change grpo-lint's output
+    (GITHUB_ACTIONS picks the GitHub format, FORCE_COLOR colours) are not passed on. A test that wants them
+    sets them itself."""
+    for name in ("GITHUB_ACTIONS", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def options_from(args: str) -> Options:
     """Options from a command-line fragment: --target X --world-size N --framework F."""
     targets = {}
@@ -97,3 +106,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "fuzz" in item.keywords:
             item.add_marker(skip)
+
+
+def agrees_with_a_step(base: dict, extra: dict, kind: str, raised: bool, target: str, what: str) -> None:
+    """The verdict of a differential trainer test: grpo-lint's errors on the config `base | extra` (a TRL YAML, one
+    process) against what one training step of the real trainer did. `kind`: "raises" (it must stop, and an error
+    must be reported), "trains" (no error) or "silent"/"same" (it trains but spoils training: an error)."""
+    text = "".join(f"{k}: {'null' if v is None else v}\n" for k, v in {**base, **extra}.items())
+    errors = {d.code for d in lint(text, f"--target {target} --world-size 1") if d.severity.label == "error"}
+    if kind == "raises":
+        assert raised, f"{extra}: {target} trained"
+        assert errors, f"{extra}: {target} stops ({what}), grpo-lint says nothing"
+    elif kind == "trains":
+        assert not raised, f"{extra}: {target} stopped: {what}"
+        assert not errors, f"{extra}: {target} trains, grpo-lint says {errors}"
+    else:
+        assert not raised, f"{extra}: {target} stopped: {what}"
+        assert errors, f"{extra}: the step silently misbehaves, grpo-lint says nothing"

@@ -63,7 +63,7 @@ def test_a_trl_grpo_config_object():
 
 
 def test_a_verl_dict_config():
-    omegaconf = pytest.importorskip("omegaconf", reason="needs omegaconf (hydra-core, extra 'differential')")
+    omegaconf = pytest.importorskip("omegaconf", reason="needs omegaconf (hydra-core, extra 'test')")
     config = omegaconf.OmegaConf.create(
         {"algorithm": {"adv_estimator": "grpo"}, "actor_rollout_ref": {"rollout": {"n": 4, "temperature": 0}}}
     )

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 
-from .conftest import ROOT, lint, run_cli
+from .conftest import ROOT, clean_env, lint, run_cli
 
 GOOD = "num_processes: 4\nper_device_train_batch_size: 8\nnum_generations: 8\n"
 BAD = "num_processes: 4\nper_device_train_batch_size: 6\nnum_generations: 16\n"
-ENV = {**os.environ, "NO_COLOR": "1"}
+ENV = clean_env()  # not the CI's environment: GITHUB_ACTIONS would change the output format
 
 
 def write(tmp_path, name, text):

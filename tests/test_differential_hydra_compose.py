@@ -14,7 +14,6 @@ known at all (`$ARGS` holding several overrides) or that name their own config a
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tarfile
@@ -27,9 +26,9 @@ import pytest
 from grpo_lint.launch.commands import Places, recognise
 from grpo_lint.sources.shell import parse
 
-from .conftest import ROOT
+from .conftest import ROOT, clean_env
 
-hydra = pytest.importorskip("hydra", reason="the composition oracle needs hydra-core (extra 'differential')")
+hydra = pytest.importorskip("hydra", reason="the composition oracle needs hydra-core (extra 'test')")
 pytestmark = pytest.mark.differential
 VERL = ROOT.parent / "shared" / "corpus" / "repos" / "volcengine+verl.tar.gz"
 CONFIGS = ("ppo_trainer", "ppo_megatron_trainer")
@@ -113,7 +112,7 @@ def lint_errors(root: Path, cases: list) -> set[tuple[str, int]]:
         capture_output=True,
         text=True,
         cwd=root,
-        env={**os.environ, "NO_COLOR": "1"},
+        env=clean_env(),
         timeout=300,
     )
     starts: dict[str, list[int]] = {}

@@ -30,7 +30,7 @@ from grpo_lint.workspace import build
 from .conftest import ROOT
 from .test_differential_hydra_compose import _overrides, lint_errors
 
-hydra = pytest.importorskip("hydra", reason="the composition oracle needs hydra-core (extra 'differential')")
+hydra = pytest.importorskip("hydra", reason="the composition oracle needs hydra-core (extra 'test')")
 pytestmark = pytest.mark.differential
 REPOS = ROOT.parent / "shared" / "corpus" / "repos"
 # Repositories whose launches run their own entry point or a copy of verl (fork, recipe, vendored copy).

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import lint, run_probe
+from .conftest import agrees_with_a_step, run_probe
 
 PYTHON = os.environ.get("GRPO_LINT_OLD_TRL_PYTHON", "")
 pytestmark = [
@@ -79,14 +79,4 @@ def outcomes() -> list[str]:
 def test_grpo_lint_agrees_with_trl_0_19_1(outcomes, index):
     extra, kind = CASES[index]
     outcome = outcomes[index]
-    text = "".join(f"{k}: {'null' if v is None else v}\n" for k, v in {**BASE, **extra}.items())
-    errors = {d.code for d in lint(text, "--target trl==0.19.1 --world-size 1") if d.severity.label == "error"}
-    if kind == "raises":
-        assert outcome.startswith("raised"), f"{extra}: TRL 0.19.1 trained"
-        assert errors, f"{extra}: TRL 0.19.1 stops ({outcome}), grpo-lint says nothing"
-    elif kind == "trains":
-        assert outcome == "trained", f"{extra}: TRL 0.19.1 stopped: {outcome}"
-        assert not errors, f"{extra}: TRL 0.19.1 trains, grpo-lint says {errors}"
-    else:
-        assert outcome == "trained", f"{extra}: TRL 0.19.1 stopped: {outcome}"
-        assert errors, f"{extra}: the step silently misbehaves, grpo-lint says nothing"
+    agrees_with_a_step(BASE, extra, kind, outcome.startswith("raised"), "trl==0.19.1", outcome)

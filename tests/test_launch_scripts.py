@@ -424,13 +424,27 @@ def test_launch_examples_lint_as_documented():
     assert "16 processes" in multinode["diagnostics"][0]["message"]
 
 
-TRUNCATED = ["cat <<", "cat << ", "echo >", "run 2>", "x 2", 'a "unterminated', "b 'open", "$(", "${"]
+# A script cut short, the commands bash would read from it, and the quote left open (line, column, quote).
+TRUNCATED = [
+    ("cat <<", [["cat"]], None),
+    ("cat << ", [["cat"]], None),
+    ("echo >", [["echo"]], None),
+    ("run 2>", [["run"]], None),
+    ("x 2", [["x", "2"]], None),
+    ('a "unterminated', [["a", "unterminated"]], (1, 3, '"')),
+    ("b 'open", [["b", "open"]], (1, 3, "'")),
+    ("$(", [["$("]], None),
+    ("${", [["${}"]], None),
+]
 
 
-@pytest.mark.parametrize("text", TRUNCATED)
-def test_truncated_input_ends(text):
-    """Found by the fuzz test: a redirection at the very end of a script once looped forever."""
-    parse(text, "s.sh")
+@pytest.mark.parametrize(("text", "commands", "unclosed"), TRUNCATED)
+def test_truncated_input_ends(text, commands, unclosed):
+    """Found by the fuzz test: a redirection at the very end of a script once looped forever. The reader ends,
+    keeps the words before the cut (a redirection with no target drops nothing else) and says which quote is open."""
+    script = parse(text, "s.sh")
+    assert [[word.text for word in command.words] for command in script.commands] == commands
+    assert script.unclosed == unclosed
 
 
 def test_fixes_are_written_in_the_script_spelling():

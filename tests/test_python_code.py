@@ -135,7 +135,8 @@ def test_seeding_that_is_right_is_not_flagged():
     # A one-process vLLM script that seeds before generating samples distinct completions per prompt.
     offline = "from trl import GRPOConfig\ndef main(a, llm):\n    set_seed(a.seed)\n    return llm.generate([])\n"
     assert found(offline) == []
-    assert found(DISTRIBUTED + offline) != []  # distributed: every rank would sample the same stream
+    # distributed: every rank would sample the same stream (the seeding line, after the DDP header)
+    assert found(DISTRIBUTED + offline) == [("GRPO302", DISTRIBUTED.count("\n") + 3)]
 
 
 def test_ddp_script_with_one_seed_for_every_rank():

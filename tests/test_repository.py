@@ -493,7 +493,7 @@ def test_a_job_runs_its_script_from_its_working_dir_and_an_unfound_script_keys_n
     files = {"src/pkg/grpo.py": trainer, "src/pkg/generate.py": generate, "slurm/generate.slurm": job}
     status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.22.2", ".")
     assert status == 0 and codes(report) == []
-    assert notes(report)["slurm/generate.slurm"] != ""  # looked at, and left alone: a generation job
+    assert notes(report)["slurm/generate.slurm"] == "launch script"  # read as a launch, and nothing to report
     # Without --working-dir, generate.py is found nowhere: the script that reads the flags is not known,
     # so none of them is called unknown (it is not assumed to be the repository's GRPO script).
     write(tmp_path, {"slurm/generate.slurm": job.replace("--working-dir src/pkg ", "")})

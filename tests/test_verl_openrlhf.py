@@ -623,3 +623,27 @@ def test_an_unquoted_value_with_a_space_is_two_words_and_the_message_says_so():
     assert '"unrecognized arguments: name"' in split.message and '"$VAR"' in split.fix
     # A flag that takes several values is not a split.
     assert "GRPO003" not in orl_codes(openrlhf({"--actor.eps_clip_low_high": "0.2 0.28"}))
+
+
+def test_greedy_validation_with_several_samples_and_its_neighbours():
+    assert verl_codes(verl("actor_rollout_ref.rollout.val_kwargs.n=4")) == ["GRPO207"]
+    sampled = verl("actor_rollout_ref.rollout.val_kwargs.n=4", "actor_rollout_ref.rollout.val_kwargs.do_sample=True",
+                   "actor_rollout_ref.rollout.val_kwargs.temperature=0.6")  # fmt: skip
+    assert verl_codes(sampled) == []
+    assert verl_codes(verl("actor_rollout_ref.rollout.val_kwargs.n=1")) == []  # one greedy sample is what it asks
+
+
+def test_sequence_parallel_needs_padding_removed_and_without_it_nothing_is_said():
+    padded = "actor_rollout_ref.model.use_remove_padding=False"
+    assert verl_codes(verl("actor_rollout_ref.actor.ulysses_sequence_parallel_size=2", padded)) == ["GRPO410"]
+    assert verl_codes(verl("actor_rollout_ref.actor.ulysses_sequence_parallel_size=1", padded)) == []
+    removed = "actor_rollout_ref.model.use_remove_padding=True"
+    assert verl_codes(verl("actor_rollout_ref.actor.ulysses_sequence_parallel_size=2", removed)) == []
+
+
+def test_megatron_parallel_sizes_must_divide_the_gpus():
+    megatron = "--config-name=ppo_megatron_trainer"
+    tp3 = verl(megatron, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=3")
+    assert "GRPO411" in verl_codes(tp3)
+    tp4 = verl(megatron, "actor_rollout_ref.actor.megatron.tensor_model_parallel_size=4")
+    assert "GRPO411" not in verl_codes(tp4)  # 8 GPUs hold two groups of 4
