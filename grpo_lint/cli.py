@@ -330,14 +330,17 @@ def _output_error(path: str, hint: str) -> Exception:
 
 
 def entry() -> None:
-    """The console script: `grpo-lint run [OPTIONS] -- COMMAND ...`, `grpo-lint schema ...`, else the
-    linter. A file or folder named `run` (or `schema`) is linted as before (for run: unless `--` shows
-    that a command follows)."""
+    """The console script: `grpo-lint run [OPTIONS] -- COMMAND ...`, `grpo-lint schema ...`, `grpo-lint server`,
+    else the linter. A file or folder named `run` (or `schema`, `server`) is linted as before (for run: unless
+    `--` shows that a command follows)."""
     args = sys.argv[1:]
     if args[:1] == ["run"] and ("--" in args or not os.path.exists("run")):
         from grpo_lint.run_command import run
 
         run.main(args=args[1:], prog_name="grpo-lint run")
+        return
+    if args[:1] == ["server"] and not os.path.exists("server"):
+        _serve(args[1:])
         return
     if args[:1] == ["schema"] and not os.path.exists("schema"):
         from grpo_lint.json_schema import schema
@@ -350,6 +353,20 @@ def entry() -> None:
     if flags is not None:
         _run_plain(args, flags)
     click_command().main(args=args)
+
+
+def _serve(args: list[str]) -> None:
+    """`grpo-lint server`: the language server over stdio (the `server` extra installs pygls)."""
+    if args and args[0] in ("-h", "--help"):
+        _echo("usage: grpo-lint server\n\nA Language Server Protocol server over stdio: diagnostics, quick fixes and\n"
+              "rule pages for the open YAML, JSON, shell, Python and notebook documents.\n", sys.stdout)  # fmt: skip
+        return
+    try:
+        from grpo_lint.editor.server import main
+    except ImportError as exc:
+        _echo(f"grpo-lint server needs pygls ({exc}): pip install 'grpo-lint[server]'\n", sys.stderr)
+        sys.exit(2)
+    main()
 
 
 def click_command() -> Any:

@@ -27,7 +27,7 @@ from grpo_lint.lint import (
 from grpo_lint.options import Options
 from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
-from grpo_lint.sources.reading import inside, read_file, read_head
+from grpo_lint.sources.reading import inside, present, read_file, read_head
 from grpo_lint.workspace import Candidate, Workspace, build
 
 if TYPE_CHECKING:
@@ -44,6 +44,12 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
         from grpo_lint.workspace import from_list
 
         workspace.candidates = from_list(changed, options)
+    return lint_workspace(workspace, options)
+
+
+def lint_workspace(workspace: Workspace, options: Options) -> Report:
+    """Lint the workspace's candidates with what it has read of the repository so far (the editor's server
+    keeps one workspace across edits)."""
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
@@ -320,7 +326,7 @@ def lint_candidate(
 ) -> FileResult:
     from grpo_lint.sources import yaml_reader
 
-    if not candidate.path.exists():
+    if not present(candidate.path):
         return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
     if kind == "config":
         parsed = yaml_reader.read(candidate.path, candidate.display)

@@ -30,13 +30,14 @@ def test_a_clean_command_runs_unchanged(tmp_path):
     assert missing.returncode == 127 and "cannot run" in missing.stderr
 
 
-def test_the_launch_environment_is_part_of_the_command():
+def test_the_launch_environment_is_part_of_the_command(tmp_path):
     script = script_for(["accelerate", "launch", "train.py"], {"CUDA_VISIBLE_DEVICES": "0,1,2", "HOME": "/root"})
     assert script == "export CUDA_VISIBLE_DEVICES=0,1,2\naccelerate launch train.py\n"
     # accelerate without --num_processes uses every visible GPU: 3 processes, so groups of 4 break.
+    (tmp_path / "train.py").write_text("print('a training script of the user')\n")
     env = clean_env(CUDA_VISIBLE_DEVICES="0,1,2")
     command = ["accelerate", "launch", "train.py", "--num_generations", "4", "--per_device_train_batch_size", "1"]
-    done = run_cli("run", "--", *command, env=env)
+    done = run_cli("run", "--", *command, env=env, cwd=tmp_path)
     assert done.returncode == 1 and "3 processes" in done.stderr
 
 

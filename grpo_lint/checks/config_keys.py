@@ -366,9 +366,10 @@ def _ambiguous_flag(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         plan,
         "GRPO002",
         f"`{flag}` abbreviates several flags of {fw(plan)} ({listed}); argparse stops at start-up: "
-        f'"error: ambiguous option: {flag} could match {listed}"',
+        f'"error: ambiguous option: {flag} could match {listed}".',
         finding.entry,
-        fix="write the whole flag name",
+        fix=f"`--{finding.suggestion}`" if finding.suggestion else "write the whole flag name",
+        fixes=_typo_fix(plan, finding) if finding.suggestion else (),
     )
 
 

@@ -116,6 +116,11 @@ def read_head(path: Path | str, size: int) -> bytes | None:
         os.close(fd)
 
 
+def present(path: Path | str) -> bool:
+    """Whether a file is there to read: on disk, or given in place of one (an editor's unsaved buffer)."""
+    return (bool(_OVERLAY) and os.path.realpath(path) in _OVERLAY) or os.path.exists(path)
+
+
 @contextmanager
 def overlaid(contents: dict[str, bytes]) -> Iterator[None]:
     """Read `contents` (real path -> bytes) instead of those files while the block runs."""
