@@ -218,7 +218,8 @@ def _program(
             if copy is not None:  # the repository's own copy of verl runs: its tree is composed as itself
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             return launch
-    entry = _hydra_entry(target, first in ("-m", "--module"), places)
+    framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app
+    entry = None if framework_own else _hydra_entry(target, first in ("-m", "--module"), places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)

@@ -19,6 +19,7 @@ between the release below it and the release it leads to; a git commit names no 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -102,6 +103,7 @@ class Statements:
         self.root = root
         self.files = files
         self._folders: dict[str, list[str]] | None = None  # folder -> its files
+        self._listed: frozenset[str] | None = None  # the files, for a folder listed from the disk
         self._read: dict[str, list[Pin]] = {}  # folder or own-scope file -> its statements
         self._shared: list[Pin] | None = None
 
@@ -116,11 +118,27 @@ class Statements:
                     self._folders.setdefault(folder, []).append(name)
         return self._folders
 
+    def _in_folder(self, folder: str) -> list[str]:
+        """The repository's files directly in a folder: listed from the folder itself while the whole index is not
+        built (a file's chain of folders costs what those folders hold, not what the repository holds)."""
+        if self._folders is not None:
+            return self._folders.get(folder, [])
+        if folder.count("/") >= _MAX_DEPTH:
+            return []
+        if self._listed is None:
+            self._listed = frozenset(self.files)
+        try:
+            entries = sorted(os.listdir(self.root / folder))
+        except (OSError, ValueError):
+            return []
+        prefix = f"{folder}/" if folder else ""
+        return [prefix + entry for entry in entries if prefix + entry in self._listed]
+
     def folder(self, folder: str) -> list[Pin]:
         """The statements of the files directly in a folder ("" = the root), for that folder and below."""
         if folder not in self._read:
             found: list[Pin] = []
-            for name in self._index().get(folder, []):
+            for name in self._in_folder(folder):
                 reader = _reader(name)
                 if reader is not None and reader not in _OWN_READERS:
                     found.extend(_statements(self.root, name, reader))
