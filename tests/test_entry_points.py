@@ -912,3 +912,19 @@ def test_a_hydra_scripts_grpo_config_reads_the_composed_tree_and_the_overrides(t
     write(root, {"run.sh": run.format(overrides="+grpo.grup=8")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report) == []
+
+
+def test_a_script_named_through_the_checkouts_folder_on_another_machine_is_the_repositorys(tmp_path, monkeypatch):
+    run = (
+        'REPO_DIR="${REPO_DIR:-/home/someone/checkout}"\ncd "${REPO_DIR}"\n'
+        'accelerate launch --num_processes 2 "${REPO_DIR}/train.py" training.grpo.group=3\n'
+    )
+    files = {"README.md": "x\n", "train.py": HYDRA_TRAIN.replace("cfg.grpo.", "cfg.training.grpo."), "run.sh": run}
+    files["conf/train.yaml"] = "model: m\ntraining:\n  grpo:\n    batch: 4\n    group: 4\n    temperature: 0.9\n"
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102"]  # the repository's train.py composes conf/train.yaml: groups of 3
+    # a folder the script does not `cd` to, with nothing of it in the repository: not the repository's file
+    write(root, {"run.sh": run.replace('cd "${REPO_DIR}"\n', "").replace("${REPO_DIR}/train.py", "/opt/other/main.py")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert "GRPO102" not in codes(report)

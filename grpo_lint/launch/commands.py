@@ -429,10 +429,34 @@ def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
     return entry if entry is not None and entry.verl else None
 
 
+def in_checkout(written: str, places: Places) -> Path | None:
+    """A path through a folder that names the checkout on another machine (`${ROOT}/scripts/base.sh`,
+    `/workspace/project/scripts/base.sh`) whose tail, from a folder on, is a file of the repository (at least a
+    folder and a file: `scripts/base.sh`); or a file under the absolute folder the script `cd`s to before
+    (`cd /home/me/checkout` ... `/home/me/checkout/train.py`: the run starts in the checkout)."""
+    written = written.replace("\\", "/")
+    if places.lost_dir and written.startswith(places.lost_dir.rstrip("/") + "/"):
+        rest = written[len(places.lost_dir.rstrip("/")) + 1 :]
+        if rest and "$" not in rest and ".." not in rest.split("/") and (places.root / rest).is_file():
+            return places.root / rest
+    parts = written.split("/")
+    for cut in range(1, len(parts) - 1):
+        tail = parts[cut:]
+        if any(not part or "$" in part or part in (".", "..") for part in tail):
+            continue
+        candidate = places.root.joinpath(*tail)
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def _repository_script(target: str, module: bool, places: Places) -> Path | None:
-    """The repository file a launch runs: `train.py` (looked up as Places says) or `-m pkg.train`."""
+    """The repository file a launch runs: `train.py` (looked up as Places says), one named through the checkout's
+    folder on another machine (see in_checkout), or `-m pkg.train`."""
     if not module:
-        return resolve_file(target, places) if target.endswith(".py") else None
+        if not target.endswith(".py"):
+            return None
+        return resolve_file(target, places) or (in_checkout(target, places) if os.path.isabs(target) else None)
     if places.modules is None:
         return None
     found = places.modules.module_file(target, 0, "")
@@ -648,6 +672,7 @@ class Places(Record):
     # A `cd` to a folder that is not written out (`cd $WORK`, an absolute path) came before: where the command
     # runs is not shown.
     lost: bool = False
+    lost_dir: str = ""  # that folder when it is written out but absolute (`cd /home/me/checkout`)
 
     def workdirs(self) -> tuple[Path, ...]:
         """The folders the `cd` may name: the workdir below the script's folder and each folder above it up to

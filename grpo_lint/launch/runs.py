@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.launch.commands import Launch, Outside, Places, find_file, recognise, resolve_file
+from grpo_lint.launch.commands import Launch, Outside, Places, find_file, in_checkout, recognise, resolve_file
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -370,12 +370,12 @@ def _read_called(
             target = str(places.script_dir / beside.group(1))
         else:
             # `bash "${PROJECT_ROOT}/scripts/base.sh"` with the checkout's folder unknown: the repository's file
-            found = _in_checkout(target, places)
+            found = in_checkout(target, places)
             if found is None:
                 return
     if target.startswith("-") or not target.endswith(".sh"):
         return
-    found = found or resolve_file(target, places) or _in_checkout(target, places)
+    found = found or resolve_file(target, places) or in_checkout(target, places)
     if found is None:
         return
     shown = str(found)
@@ -397,21 +397,6 @@ def _read_called(
     result.called.append((command, with_env, alone))
 
 
-def _in_checkout(written: str, places: Places) -> Path | None:
-    """`${ROOT}/scripts/base.sh` or `/workspace/project/scripts/base.sh`: a path through a folder that names the
-    checkout (unknown, or absolute on another machine) whose tail, from a folder on, is a script of the repository
-    (`scripts/base.sh`, at least a folder and a file)."""
-    parts = written.replace("\\", "/").split("/")
-    for cut in range(1, len(parts) - 1):
-        tail = parts[cut:]
-        if any(not part or "$" in part or part in (".", "..") for part in tail):
-            continue
-        candidate = places.root.joinpath(*tail)
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 _OWN_FOLDER = lazy(r"dirname\W+(?:\$0|\$\{?BASH_SOURCE)")
 
 
@@ -428,7 +413,10 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
             if written and target is not None:
                 here = here.within(target.text)
             else:  # where it runs is not shown, unless it is the script's own folder (`cd "$(dirname "$0")"`)
-                here = places if target is not None and _OWN_FOLDER.search(target.text) else places._replace(lost=True)
+                own = target is not None and _OWN_FOLDER.search(target.text)
+                # an absolute folder (`cd /home/me/checkout`) is kept: a script named under it may be the repository's
+                absolute = target.text if target is not None and target.known and os.path.isabs(target.text) else ""
+                here = places if own else places._replace(lost=True, lost_dir=absolute)
             continue
         yield command, here
 
