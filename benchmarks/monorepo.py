@@ -44,29 +44,25 @@ def build(root: Path) -> Path:
         (folder / "requirements.txt").write_text(_REQUIREMENTS + ("trl==0.19.1\n" if grpo else ""))
         (folder / "tool.py").write_text(_MODULE.format(n=n))
         (folder / "README.md").write_text(_README.format(n=n))
-    write_changed(root)
-    (root / "requirements.txt").write_text("trl==0.19.1\n")
-    git(root, "init", "-q")
-    git(root, "add", "-A")
-    git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "monorepo")
-    return root
-
-
-def write_changed(root: Path) -> None:
-    """The two files a commit touches: a GRPO config and the script that launches it."""
-    (root / "two").mkdir(parents=True, exist_ok=True)
-    (root / CHANGED[0]).write_text(GRPO_YAML.format(n=1))
-    (root / CHANGED[1]).write_text(LAUNCH)
+    return commit_changed(root)
 
 
 def small(root: Path) -> Path:
     """The same two files in a repository of their own (with the same pin)."""
     root.mkdir(parents=True, exist_ok=True)
-    write_changed(root)
+    return commit_changed(root)
+
+
+def commit_changed(root: Path) -> Path:
+    """The two files a commit touches (a GRPO config and the script that launches it) and the root's pin, written
+    and committed with whatever else the folder holds."""
+    (root / "two").mkdir(parents=True, exist_ok=True)
+    (root / CHANGED[0]).write_text(GRPO_YAML.format(n=1))
+    (root / CHANGED[1]).write_text(LAUNCH)
     (root / "requirements.txt").write_text("trl==0.19.1\n")
     git(root, "init", "-q")
     git(root, "add", "-A")
-    git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "small")
+    git(root, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "repository")
     return root
 
 
