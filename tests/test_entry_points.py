@@ -928,3 +928,21 @@ def test_a_script_named_through_the_checkouts_folder_on_another_machine_is_the_r
     write(root, {"run.sh": run.replace('cd "${REPO_DIR}"\n', "").replace("${REPO_DIR}/train.py", "/opt/other/main.py")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert "GRPO102" not in codes(report)
+
+
+def test_only_what_the_parser_returned_is_read_as_the_launchs_flags(tmp_path, monkeypatch):
+    # `num_generations=config.group` reads a YAML the script loads, not `--group`: its value is not known
+    script = ARGPARSE_TRAIN.replace("num_generations=args.n", "num_generations=config.group").replace(
+        "args = parser.parse_args()\n", "args = parser.parse_args()\nconfig = load(args)\n"
+    )
+    run = "accelerate launch --num_processes 2 train.py --n 3\n"
+    root = write(tmp_path, {"README.md": "x\n", "train.py": script, "run.sh": run})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert "GRPO102" not in codes(report)
+    # a helper that parses (`args = get_args()`): its attributes are still the flags
+    helper = ARGPARSE_TRAIN.replace(
+        "args = parser.parse_args()\n", "def get_args():\n    return parser.parse_args()\nargs = get_args()\n"
+    )
+    write(root, {"train.py": helper})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102"]

@@ -248,7 +248,8 @@ def _through_hydra(
     unknown = call.unknown_entries or {}
     for field, entry_ in call.entries.items():
         entries[field] = stamp(entry_, located)
-    for field, path in call.attributes.items():
+    for field, chain in call.attributes.items():
+        path = chain.partition(".")[2]  # `cfg.training.grpo.group` -> the config's `training.grpo.group`
         at = unknown.get(field)
         written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
         override = overrides.entries.get(path)
@@ -292,7 +293,11 @@ def _through_script(
     for field, entry in call.entries.items():  # literals written in the call
         entries[field] = stamp(entry, located)
     unknown = call.unknown_entries or {}
-    for field, attribute in call.attributes.items():
+    for field, chain in call.attributes.items():
+        base, _, attribute = chain.partition(".")
+        parsed = base in code.parsed_names or (not code.parsed_names and attribute in code.flag_defaults)
+        if not parsed or "." in attribute:  # (`args = get_args()`: a helper parses; its attributes are the flags)
+            attribute = ""  # not what the parser returned (`config.batch` of a YAML the script loads): computed
         default = code.flag_defaults.get(attribute, NOT_LITERAL)
         at = unknown.get(field)
         written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)

@@ -99,12 +99,12 @@ _MAIN_NAMES = frozenset({"main", "run", "train", "cli", "launch", "entry", "run_
 
 
 def _attribute_chain(node: ast.expr) -> str | None:
-    """`args.beta` -> "beta", `cfg.training.grpo.beta` -> "training.grpo.beta"; None for anything else."""
+    """`args.beta` -> "args.beta", `cfg.training.grpo.beta` -> "cfg.training.grpo.beta"; None for anything else."""
     parts: list[str] = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
-    return ".".join(reversed(parts)) if parts and isinstance(node, ast.Name) else None
+    return ".".join([node.id, *reversed(parts)]) if parts and isinstance(node, ast.Name) else None
 
 
 NOT_LITERAL = "(not a literal)"  # an argparse default that is an expression: its value is not known
@@ -136,7 +136,7 @@ class ConfigCall(Record):
     # removed whatever its value), their values never.
     unknown_entries: dict[str, Entry] | None = None
     # Keyword arguments whose value is an attribute of a name (`beta=args.beta`, `beta=cfg.grpo.beta`): keyword ->
-    # the attributes after the name, dotted (`beta`, `grpo.beta`).
+    # the name and its attributes, dotted (`args.beta`, `cfg.grpo.beta`).
     attributes: dict[str, str] | None = None
     spread: bool = False  # `**kwargs` among the arguments: the call may set any field
 
@@ -234,6 +234,7 @@ class PythonFile(Record):
     run_seed: bool = False  # reads a run's seed (`args.seed`, `config.seed`): a sampler can follow it
     set_epoch: bool = False  # calls `sampler.set_epoch(...)`
     flag_defaults: dict[str, Any] = {}  # noqa: RUF012 - argparse dest -> default (NOT_LITERAL when not a literal)
+    parsed_names: frozenset[str] = frozenset()  # names bound to `parser.parse_args()` (`args`)
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -362,6 +363,7 @@ class _Visitor(ast.NodeVisitor):
         self._trainer_seen: set[str] = set()
         self.flags: dict[str, Any] = {}
         self.flag_defaults: dict[str, Any] = {}  # argparse dest -> its default (NOT_LITERAL when not one)
+        self.parsed_names: set[str] = set()  # names bound to what an argparse parser returned
         self.hydra: HydraApp | None = None
         self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
         # what the rules read
@@ -440,6 +442,7 @@ class _Visitor(ast.NodeVisitor):
             self.run_seed,
             self.set_epoch,
             self.flag_defaults,
+            frozenset(self.parsed_names),
         )
 
     def _finish_seed(self, seed: Seed, generating: set[int]) -> Seed:
@@ -683,6 +686,12 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
+        value = node.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARGPARSE:
+            for target in node.targets:  # `args = parser.parse_args()`, `args, rest = parser.parse_known_args()`
+                first = target.elts[0] if isinstance(target, ast.Tuple) and target.elts else target
+                if isinstance(first, ast.Name):
+                    self.parsed_names.add(first.id)
         ranked = self._rank(node.value)
         for target in node.targets:
             self._assign(target, node.value, ranked)
@@ -914,6 +923,7 @@ class _Visitor(ast.NodeVisitor):
         )
 
 
+_ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
 _PARSE_METHODS = frozenset({
     "parse_args_and_config", "parse_args_into_dataclasses", "parse_yaml_file", "parse_json_file", "parse_dict",
 })  # fmt: skip
