@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Collection
 from functools import cache
 from typing import Any
@@ -130,11 +131,15 @@ def expand_abbreviations(
     reads from the command line (a config file's keys are set as defaults: no prefix of them is taken)."""
     renamed: dict[str, Entry] = {}
     ambiguous: set[str] = set()
+    ordered: list[str] | None = None
     for name, entry in document.entries.items():
         if name in specs or not flag(entry):
             renamed[name] = entry
             continue
-        longer = [known for known in specs if known.startswith(name)]
+        if ordered is None:
+            ordered = sorted(specs)  # the keys a prefix starts are one run of the sorted keys: found by bisection
+        first = bisect_left(ordered, name)
+        longer = [known for known in ordered[first : first + 2] if known.startswith(name)]  # two tell one from several
         if len(longer) != 1:
             if longer:
                 ambiguous.add(name)
