@@ -51,10 +51,18 @@ class HydraEntry(Record):
 
 
 def hydra_entry(modules: Any, script: Path) -> HydraEntry | None:
-    """The Hydra application `script` is, or None (not in the repository, not a Hydra app)."""
+    """The Hydra application `script` is, or None (not in the repository, not a Hydra app). Read once per run: a
+    repository's hundreds of launches of one entry point ask for it each time."""
     relative = modules.relative(script)
     if relative is None:
         return None
+    cache = modules.hydra_entries
+    if relative not in cache:
+        cache[relative] = _hydra_entry(modules, relative)
+    return cache[relative]
+
+
+def _hydra_entry(modules: Any, relative: str) -> HydraEntry | None:
     index = modules.index(relative)
     if index is None or index.hydra is None:
         return None

@@ -592,6 +592,7 @@ def _unread_keys(
     if not places.modules.complete:
         return []  # a file that reads the key may be one the walk did not reach
     names: frozenset[bytes] | None = None
+    interpolations: str | None = None  # every `${...}` value of the tree, joined: what other keys interpolate
     found: list[Diagnostic] = []
     for path, entry in overrides.entries.items():
         if overrides.prefixes.get(path, "") not in ("", "++") or path not in context.schema:
@@ -599,7 +600,9 @@ def _unread_keys(
         sections, _, leaf = path.rpartition(".")
         if len(leaf) < 8 or "_" not in leaf or any(word in sections for word in _PASSED_ON):
             continue
-        if any(isinstance(value, str) and leaf in value for value in context.schema.values()):
+        if interpolations is None:
+            interpolations = "\n".join(v for v in context.schema.values() if isinstance(v, str) and "${" in v)
+        if leaf in interpolations:
             continue  # another key interpolates it (`${algorithm.x}`)
         if names is None:
             names = places.modules.identifiers()

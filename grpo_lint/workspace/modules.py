@@ -73,6 +73,7 @@ class Modules:
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
         self.compositions: dict[object, object] = {}
         self.config_files: dict[Path, object] = {}
+        self.hydra_entries: dict[str, object] = {}  # entry file -> grpo_lint.launch.entries.HydraEntry or None
 
     def code(self, relative: str, text: str | None = None) -> PythonFile | None:
         """The module read once for the whole run (grpo_lint.sources.python_code), or None when it is not
