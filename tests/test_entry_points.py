@@ -946,3 +946,17 @@ def test_only_what_the_parser_returned_is_read_as_the_launchs_flags(tmp_path, mo
     write(root, {"train.py": helper})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report, "run.sh") == ["GRPO102"]
+
+
+def test_a_script_beside_the_launch_script_is_found_however_the_shell_spells_its_folder(tmp_path, monkeypatch):
+    run = (
+        'SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+        'if ! accelerate launch --num_processes 2 "$SCRIPT_DIR/train_grpo.py" --num_generations 3 '
+        "--per_device_train_batch_size 4; then\n  exit 1\nfi\n"
+    )
+    root = write(tmp_path, {"README.md": "x\n", "scripts/train_grpo.py": TRAIN, "scripts/run.sh": run})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102"]  # read by the script's TrlParser: 2 x 4 is no whole group of 3
+    write(root, {"scripts/run.sh": run.replace("--num_generations 3", "--num_generations 4")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == []

@@ -210,6 +210,8 @@ def _program(
         target, args = program[1].text, program[2:]
     else:
         target, args = first, program[1:]
+    if not program[0].known and (here := beside(target)) is not None and places is not None:
+        target = first = str(places.script_dir / here)  # the script's own folder, spelled by the shell
     target_path = target.replace("\\", "/")
     for module, framework in _RAY_TRAINERS.items():
         if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
@@ -427,6 +429,23 @@ def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
 
     entry = hydra_entry(places.modules, script)
     return entry if entry is not None and entry.verl else None
+
+
+# The script's own folder as a script writes it: `$(dirname "$0")`, `$(dirname "${BASH_SOURCE[0]}")`,
+# `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` (often kept in a SCRIPT_DIR variable), `${0%/*}`.
+_OWN_DIR = (
+    r'\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)'
+    r'|\$\(cd\s+"?\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\)'
+    r"|\$\{0%/\*\}"
+)
+_BESIDE = lazy(rf"^(?:{_OWN_DIR})/([\w./-]+\.(?:sh|py))$")
+
+
+def beside(written: str) -> str | None:
+    """`$(dirname "$0")/run.sh`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../train.py`: the path from the
+    script's own folder, or None."""
+    match = _BESIDE.match(written)
+    return match.group(1) if match is not None else None
 
 
 def in_checkout(written: str, places: Places) -> Path | None:

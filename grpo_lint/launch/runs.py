@@ -13,7 +13,16 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
-from grpo_lint.launch.commands import Launch, Outside, Places, find_file, in_checkout, recognise, resolve_file
+from grpo_lint.launch.commands import (
+    Launch,
+    Outside,
+    Places,
+    beside,
+    find_file,
+    in_checkout,
+    recognise,
+    resolve_file,
+)
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -347,9 +356,6 @@ def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
 # A script beside the calling one: `$(dirname "$0")/x.sh`, `$(dirname ${BASH_SOURCE[0]})/x.sh`, `${0%/*}/x.sh`.
-_BESIDE = lazy(
-    r'^(?:\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)|\$\{0%/\*\})/([\w./-]+\.sh)$'
-)
 _SHELLS = ("bash", "sh", "source", ".")
 
 
@@ -370,9 +376,9 @@ def _read_called(
     found: Path | None = None
     if not words[1].known:
         # `bash "$(dirname "$0")/run.sh"`: the script's own folder
-        beside = _BESIDE.match(target)
-        if beside is not None:
-            target = str(places.script_dir / beside.group(1))
+        here = beside(target)
+        if here is not None and here.endswith(".sh"):
+            target = str(places.script_dir / here)
         else:
             # `bash "${PROJECT_ROOT}/scripts/base.sh"` with the checkout's folder unknown: the repository's file
             found = in_checkout(target, places)
