@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
@@ -367,6 +367,21 @@ def _unresolved(script: Script, name: str, word: Word) -> Diagnostic:
 # --- Python files ----------------------------------------------------------------------------
 
 
+def _trls(callee: str, index: Any) -> bool:
+    """Whether a `GRPOConfig(...)` call builds TRL's config: the name is imported from TRL (or Unsloth, which patches
+    it), or not shown to come from anywhere else (a star import, a notebook cell). A class of that name defined in
+    the file or imported from another module is the repository's own."""
+    if index is None:
+        return True
+    head, _, _ = callee.partition(".")
+    if head in index.classes:
+        return False
+    imported = index.imports.get(head)
+    if imported is None:
+        return True
+    return imported.level == 0 and imported.module.split(".")[0] in ("trl", "unsloth")
+
+
 def lint_python(
     text: str,
     display: str,
@@ -399,6 +414,8 @@ def lint_python(
     diagnostics: list[Diagnostic] = []
     plans = []
     for call in [] if framework_source else code.configs:
+        if not _trls(call.callee, code.index):
+            continue  # the repository's own class of that name (`from src.model import GRPOConfig`): not TRL's
         document = Document(display, text, "python", call.entries)
         document.unknown = frozenset(call.unknown)
         document.unknown_entries = dict(call.unknown_entries or {})

@@ -238,3 +238,14 @@ def test_the_fast_traversal_reads_what_ast_nodevisitor_reads():
                 assert ours.split() == theirs.split(), (path, node.lineno)  # line ends aside
     (parser,) = python_code.read(_TRICKY, "tricky.py").index.parsers
     assert parser.text == "TrlParser((ScriptArguments, GRPOConfig))"
+
+
+def test_a_grpo_config_class_of_the_repositorys_own_is_not_trls():
+    own = "from src.model import GRPOConfig\nCONFIG = GRPOConfig(lr=1e-5, num_trajectories=2, kl_coef=0.01)\n"
+    assert found(own) == []
+    defined = "class GRPOConfig:\n    pass\n\nGRPOConfig(num_generations=1)\n"
+    assert found(defined) == []
+    # TRL's, imported or through the module, or of unknown origin: judged as TRL's
+    assert found("from trl import GRPOConfig\nGRPOConfig(num_generations=1)\n") == [("GRPO101", 2)]
+    assert found("import trl\ntrl.GRPOConfig(num_generations=1)\n") == [("GRPO101", 2)]
+    assert found("GRPOConfig(num_generations=1)\n") == [("GRPO101", 1)]
