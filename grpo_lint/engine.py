@@ -54,7 +54,7 @@ def lint_workspace(workspace: Workspace, options: Options) -> Report:
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
     reasons = [_not_a_config(candidate, workspace, options) for candidate in candidates]
-    if options.jobs != 1 and "python" in kinds:
+    if options.jobs != 1 and ("python" in kinds or "notebook" in kinds):
         _parse_python_ahead(candidates, kinds, reasons, workspace, options)
     results: dict[int, FileResult] = {}
     linked: dict[str, str] = {}
@@ -101,18 +101,34 @@ def _parse_python_ahead(
     modules = workspace.modules
     files: list[tuple[str, str]] = []
     for candidate, kind, reason in zip(candidates, kinds, reasons, strict=True):
-        if kind != "python" or (reason is not None and workspace.fork_containing(candidate.path) is None):
+        notebook = kind == "notebook" and reason is None
+        if not notebook and (
+            kind != "python" or (reason is not None and workspace.fork_containing(candidate.path) is None)
+        ):
             continue  # not Python, or not linted at all
         relative = modules.relative(candidate.display)
         if relative is None:
             continue
         text = yaml_reader.read_decoded(candidate.path)
+        if notebook and not isinstance(text, ReadProblem):
+            text = _notebook_code(text)  # its JSON decoded once, here: its lint reuses it
         explicit = candidate.explicit and reason is None  # a framework's code is linted as if found
-        if isinstance(text, ReadProblem) or (not explicit and not_worth_parsing(text, relative)):
+        if text is None or isinstance(text, ReadProblem) or (not explicit and not_worth_parsing(text, relative)):
             continue
         files.append((relative, text))
     for relative, code in parallel.read_many(files, count).items():
         modules.add(relative, code)
+
+
+def _notebook_code(text: str) -> str | None:
+    """A notebook's code cells joined as one Python text, or None if it is no notebook (decoded once per run: the
+    notebook's lint finds it decoded)."""
+    from grpo_lint.sources.notebook import NotebookError, python_text
+
+    try:
+        return python_text(text)[0]
+    except NotebookError:
+        return None
 
 
 def _one_release_per_premise(

@@ -443,7 +443,7 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
     from grpo_lint.sources.notebook import NotebookError, python_text
 
     try:
-        code, cells = python_text(text)
+        code, cells = python_text(text)  # (decoded once: the run may have parsed it ahead with the Python files)
     except NotebookError as exc:
         if explicit and not options.only_configs:
             return finish(unreadable(display, ReadProblem(str(exc), Span.point(1, 1), text), options), options)

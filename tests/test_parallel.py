@@ -115,3 +115,26 @@ def test_the_command_line_reports_the_same_with_one_process_or_several(tmp_path)
 @pytest.mark.skipif(sys.platform != "linux", reason="Linux only")
 def test_processes_respect_the_cpus_this_process_may_use():
     assert parallel.processes(0) == min(len(os.sched_getaffinity(0)), parallel.MAX_PROCESSES)
+
+
+def test_a_notebook_is_decoded_once_and_parsed_with_the_python_files(tmp_path, monkeypatch):
+    from grpo_lint.sources import notebook
+
+    for path, text in _files(4):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    source = "from trl import GRPOConfig\nGRPOConfig(output_dir='o', num_generations=1)\n"
+    (tmp_path / "grpo.ipynb").write_text(json.dumps({"cells": [{**cell, "source": source}], "nbformat": 4}))
+    monkeypatch.chdir(tmp_path)
+    decoded: list[int] = []
+    real = notebook.decode
+    monkeypatch.setattr(notebook, "decode", lambda text: decoded.append(1) or real(text))
+    monkeypatch.setattr(notebook, "_DECODED", {})
+    several = lint_paths(["."], Options(jobs=2))
+    assert len(decoded) == 1  # decoded ahead; its install cells and its lint use that text
+    one = lint_paths(["."], Options(jobs=1))
+    codes = [[(d.code, d.span.line, d.cell) for d in f.diagnostics] for f in several.files]
+    assert codes == [[(d.code, d.span.line, d.cell) for d in f.diagnostics] for f in one.files]
+    (result,) = [f for f in several.files if f.path.endswith("grpo.ipynb")]
+    assert [d.code for d in result.diagnostics] == ["GRPO101"]

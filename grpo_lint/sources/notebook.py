@@ -97,8 +97,25 @@ def _raw_lines(text: str, count: int) -> list[int]:
     return found if len(found) == count else []
 
 
+# Notebooks decoded in this run, by (hash, length) of their JSON text: the run parses a repository's Python ahead, reads
+# a notebook's install cells for its release and lints its code, and decodes its JSON (outputs and all) once.
+_DECODED: dict[tuple[int, int], tuple[str, Cells]] = {}
+_MAX_DECODED = 512
+
+
 def python_text(text: str) -> tuple[str, Cells]:
-    """The code cells joined into one Python text, and where each cell starts in it."""
+    """The code cells joined into one Python text, and where each cell starts in it (decoded once per text)."""
+    key = (hash(text), len(text))
+    found = _DECODED.get(key)
+    if found is None:
+        found = decode(text)
+        if len(_DECODED) < _MAX_DECODED:
+            _DECODED[key] = found
+    return found
+
+
+def decode(text: str) -> tuple[str, Cells]:
+    """python_text, decoded from the JSON."""
     lines: list[str] = []
     cells: list[Cell] = []
     loaded = load(text)
