@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Collection
 from functools import cache
 from typing import Any
@@ -137,6 +136,8 @@ def expand_abbreviations(
             renamed[name] = entry
             continue
         if ordered is None:
+            from bisect import bisect_left  # (only for a flag written short: not on the path of most runs)
+
             ordered = sorted(specs)  # the keys a prefix starts are one run of the sorted keys: found by bisection
         first = bisect_left(ordered, name)
         longer = [known for known in ordered[first : first + 2] if known.startswith(name)]  # two tell one from several

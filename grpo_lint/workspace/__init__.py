@@ -209,8 +209,8 @@ class Workspace:
 
     def known_keys(self, framework: str) -> frozenset[str]:
         """Keys the repository's own code accepts for a framework's run (TRL: its dataclasses)."""
-        if framework != "trl":
-            return frozenset()
+        if framework != "trl" or not any(name.endswith(".py") for name in self.files):
+            return frozenset()  # (no Python of its own: nothing to read, nor any reader to import)
         return self.arguments.names()
 
 
