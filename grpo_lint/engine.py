@@ -50,6 +50,9 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
 def lint_workspace(workspace: Workspace, options: Options) -> Report:
     """Lint the workspace's candidates with what it has read of the repository so far (the editor's server
     keeps one workspace across edits)."""
+    from grpo_lint.sources.reading import forget_folders
+
+    forget_folders()
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)

@@ -58,7 +58,7 @@ def hydra_entry(modules: Any, script: Path) -> HydraEntry | None:
         return None
     cache = modules.hydra_entries
     if relative not in cache:
-        cache[relative] = _hydra_entry(modules, relative)
+        cache[relative] = _hydra_entry(modules, relative) if modules.mentions_in(relative, b"hydra") else None
     return cache[relative]
 
 

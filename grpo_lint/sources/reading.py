@@ -153,13 +153,29 @@ def too_large(size: int | None, limit: int) -> ReadProblem:
 
 
 def inside(path: Path | str, root: Path | str) -> bool:
-    """Whether `path`, with every symlink followed, lies in the folder `root`."""
+    """Whether `path`, with every symlink followed, lies in the folder `root`. The real path of the file's folder is
+    kept for the run (a repository's thousands of files share a few hundred folders); the file itself is followed
+    each time it is a link."""
     try:
-        real = os.path.realpath(path)
+        folder, name = os.path.split(os.path.abspath(path))
+        real = os.path.join(_real_folder(folder), name)
+        if os.path.islink(real):
+            real = os.path.realpath(real)
         base = _real_root(str(root))
     except (OSError, ValueError):
         return False
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+@lru_cache(maxsize=4096)
+def _real_folder(folder: str) -> str:
+    return os.path.realpath(folder)
+
+
+def forget_folders() -> None:
+    """A new run: folders may have changed since the last one (a long-lived editor session)."""
+    _real_folder.cache_clear()
+    _real_root.cache_clear()
 
 
 @lru_cache(maxsize=8)

@@ -13,6 +13,7 @@ grpo-lint does not know) makes the key set unknown, and then no key is reported 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,14 @@ class ClassRef(Record):
 
 
 _NAME = lazy_bytes(rb"[A-Za-z_][A-Za-z0-9_]{5,}")
+
+
+# Bytes of a script that may start a training run; and its imports (`from pkg.train import main`, `import pkg`).
+_PROGRAM_NEEDLES = (
+    b"Trainer", b"Parser", b"parse_args", b"add_argument", b"GRPO", b"grpo", b"hydra", b"rlhf", b"trl", b"verl",
+    b"swift", b"openrlhf", b".train(", b"Config(",
+)  # fmt: skip
+_IMPORTED = lazy_bytes(rb"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import|import[ \t]+([\w.]+))", re.M)
 
 
 class Program(Record):
@@ -107,6 +116,15 @@ class Modules:
                 for name in self.files
             )
         return self._mentions[needle]
+
+    def mentions_in(self, relative: str, needle: bytes) -> bool:
+        """Whether one file of the repository holds `needle` (bytes; a file that cannot be read: True, its parse says
+        why)."""
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
+        return isinstance(data, ReadProblem) or needle in data
 
     def identifiers(self) -> frozenset[bytes]:
         """Every name of 6 or more characters written in the repository's Python files (attributes, strings,
@@ -288,6 +306,8 @@ class Modules:
         relative = self.relative(path)
         if relative is None:
             return None
+        if relative not in self._programs and not self._may_be_program(relative):
+            self._programs[relative] = None  # names nothing a training run is made of, and imports nothing of ours
         if relative not in self._programs:
             self._programs[relative] = None  # (a module that imports itself back is not followed twice)
             found = self._program(relative)
@@ -372,6 +392,24 @@ class Modules:
                 ):
                     found.append((target.attr, literal(statement.value), statement.lineno))
         return tuple(found)
+
+    def _may_be_program(self, relative: str) -> bool:
+        """Whether a script may start a training run, by its bytes: it names a trainer, a parser, a framework or
+        GRPO, or imports a module of the repository (a thin entry that hands on to one). Most scripts of a large
+        repository (a data tool, a server) are then never parsed to learn that they train nothing."""
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
+        if isinstance(data, ReadProblem):
+            return True  # (the parse says why)
+        if any(needle in data for needle in _PROGRAM_NEEDLES):
+            return True
+        for match in _IMPORTED.finditer(data):
+            module = (match.group(1) or match.group(2)).decode("ascii", "replace")
+            if module.startswith(".") or self.module_file(module, 0, relative) is not None:
+                return True
+        return False
 
     def _may_train(self, relative: str) -> bool:
         from grpo_lint.sources.document import ReadProblem
