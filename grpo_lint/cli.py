@@ -39,6 +39,9 @@ def lint_command(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
     PATHS are config files, launch scripts (*.sh) and Python training code, or directories
     (searched for *.yaml, *.yml, *.json, *.sh, *.py); `-` reads standard input. Exit status: 0 no
     errors, 1 errors found, 2 usage or settings error (or grpo-lint failed on a file: GRPO000).
+
+    Also: `grpo-lint run [OPTIONS] -- COMMAND ...` (lint a launch command, then run it), `grpo-lint schema`
+    (JSON Schemas for editors), `grpo-lint server` (the language server, extra `server`).
     """
     fmt = flags["fmt"] or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
     _check_combinations(flags, fmt)
