@@ -94,3 +94,11 @@ class ReadProblem(Record):
     # Whether the rest of the file reads as a GRPO config, when the reader could tell (a YAML whose only
     # unreadable part is a tagged value); None when it could not (then the text is searched for GRPO keys).
     grpo: bool | None = None
+
+
+def stamp(entry: Entry, path: str) -> Entry:
+    """The same entry, its spans marked as belonging to another file."""
+    copy = Entry(entry.key, entry.value, entry.key_span._replace(path=path), entry.value_span._replace(path=path))
+    copy.item_spans = [s._replace(path=path) for s in entry.item_spans]
+    copy.children = {k: stamp(v, path) for k, v in entry.children.items()}
+    return copy
