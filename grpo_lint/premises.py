@@ -223,9 +223,11 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
     if not target.uncertain or target.fork is not None:
         return []  # a copy decides the release
     # `trl` with no release, or a range every release is in: a fresh install is the newest, as with no statement
-    statement = "" if target.source.startswith("assumed") else target.source.partition(": assumed")[0]
+    statement = target.stated
     if statement and target.admits != releases(target.framework):
         return []  # a statement of the repository that rules releases out (a range, a bound) decides
+    if not statement and not target.source.startswith("assumed"):
+        return []  # a statement of one release grpo-lint cannot tell (a git commit) decides
     document = plan.document
     hydra = document.hydra
     if document.parser or (hydra is not None and (hydra.entry is not None or hydra.schema is not None)):
@@ -268,10 +270,9 @@ def _tie(
     from grpo_lint.versions import DISPLAY
 
     name = DISPLAY[plan.target.framework]
-    where, _, written = statement.partition(" ")
     silent = (
-        f"{where} (`{written}`) allows every {name} release"
-        if written
+        f"{statement} allows every {name} release"
+        if statement
         else f"nothing in the repository states which {name} release it runs"
     )
     entries = sorted((entry for _, entry in group), key=lambda entry: entry.key_span.line)

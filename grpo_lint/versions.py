@@ -67,6 +67,7 @@ class Target(Record):
     # Installed from another owner's git repository (a fork of unknown content): it may add keys, flags and
     # choices, so no upstream release decides what it accepts.
     foreign: bool = False
+    stated: str = ""  # an assumed release: the repository's statement it was assumed within ("" = none)
 
     def __str__(self) -> str:
         return f"{DISPLAY[self.framework]} {self.version}"
@@ -205,7 +206,8 @@ def resolve_target(
             )
         if pin.commit:
             why = f"{pin.provenance} names no release grpo-lint can tell"
-            return _assumed(framework, releases(framework), keys, pin.provenance, why, own)._replace(note=note)
+            target = _assumed(framework, releases(framework), keys, pin.provenance, why, own)
+            return target._replace(note=note, stated="")  # one release, not known: no statement of every release
         if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
             target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)
             if installed is not None and installed != pin.version and target.basis == "shown":
@@ -248,7 +250,7 @@ def _assumed(
     first = FIRST_GRPO[framework]
     allows = tuple(v for v in window if v >= first)
     admits = tuple(v for v in allowed if v >= first)
-    return Target(framework, version, source, uncertain=why, allows=allows, admits=admits)
+    return Target(framework, version, source, uncertain=why, allows=allows, admits=admits, stated=stated)
 
 
 def fitting(framework: str, allowed: tuple[Version, ...], keys: Iterable[str]) -> tuple[Version, ...]:

@@ -675,6 +675,10 @@ def test_a_launch_of_a_script_the_repository_does_not_hold_never_starts(tmp_path
     _, report = lint(root, monkeypatch)
     (stop,) = [d for d in report["diagnostics"] if d["code"] == "GRPO508"]
     assert stop["path"].endswith("scripts/run.sh") and stop["line"] == 1 and "can't open file" in stop["message"]
+    # The command's own redirection writes its log, not the script: still missing.
+    write(root, {"scripts/run.sh": run.format(script="grpo_old.py").replace("\n", " > train.log 2>&1\n")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO508"]
     # A script named without a GRPO flag is a GRPO launch when its name says so: `python grpo_v1.py --beta 0.4`.
     write(root, {"scripts/run.sh": "python grpo_v1.py --beta 0.4\n"})
     _, report = lint(root, monkeypatch)
@@ -909,6 +913,7 @@ def test_a_hydra_scripts_grpo_config_reads_the_composed_tree_and_the_overrides(t
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     (typo,) = report["diagnostics"]
     assert typo["code"] == "GRPO002" and "Could not override 'grpo.grup'" in typo["message"]
+    assert "did you mean `grpo.group`?" in typo["message"] and typo["fix"]["message"].startswith("`grpo.group=8`")
     write(root, {"run.sh": run.format(overrides="+grpo.grup=8")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report) == []

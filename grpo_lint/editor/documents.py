@@ -100,9 +100,7 @@ class Session:
             workspace = self._workspace
             modules = workspace.__dict__.get("modules")  # (read only if a launch needed it)
             if modules is not None:
-                modules.compositions.clear()  # the config may be part of a composed tree
-                modules.config_files.clear()
-                modules.hydra_entries.clear()  # (whether an entry runs verl is read from its config too)
+                modules.forget_configs()  # the buffer may be part of a composed tree
             workspace.candidates = [Candidate(Path(display), display, explicit=True)]
             report = guarded(display, self.options, lint_workspace, workspace, self.options)
         results = getattr(report, "files", None)

@@ -257,15 +257,12 @@ def _program(
     if module and script is None and not is_trl and not _has_grpo_flag(args):
         return None  # a module the repository does not hold, with no GRPO flag: `--config` alone shows no run
     trains = program is not None and program.trains
-    # a script named for GRPO that is not there (`python grpo_old.py --beta 0.4`): a GRPO run that never starts
-    gone = script is None and not module and target.endswith(".py") and "grpo" in target.rpartition("/")[2].lower()
-    if (
-        is_trl
-        or by_config
-        or _has_grpo_flag(args)
-        or trains
-        or (gone and places is not None and _missing_script(target, places))
-    ):
+    # a script the repository may not hold; one named for GRPO and not there (`python grpo_old.py --beta 0.4`) is a
+    # GRPO run that never starts
+    lookable = script is None and not module and not is_trl and target.endswith(".py") and places is not None
+    named = lookable and "grpo" in target.rpartition("/")[2].lower()
+    gone = named and _missing_script(target, places)  # type: ignore[arg-type]
+    if is_trl or by_config or _has_grpo_flag(args) or trains or gone:
         bypass = None
         if launcher == "python":
             bypass = "a plain `python` command runs one process"
@@ -274,13 +271,8 @@ def _program(
         entry = TRL_SCRIPT if is_trl else None
         only_config = by_config and not _has_grpo_flag(args) and not trains
         # (a run known only by `--config F` is a GRPO run only if F is a GRPO config: nothing to say before that)
-        missing = target if script is None and shown is not None and places is not None and not only_config else ""
-        return launch._replace(
-            script=shown,
-            by_config=only_config,
-            entry=entry,
-            missing_file=missing if missing and _missing_script(missing, places) else "",  # type: ignore[arg-type]
-        )
+        missing = gone or (lookable and not named and not only_config and _missing_script(target, places))  # type: ignore[arg-type]
+        return launch._replace(script=shown, by_config=only_config, entry=entry, missing_file=target if missing else "")
     return None
 
 
@@ -433,12 +425,10 @@ def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
 
 # The script's own folder as a script writes it: `$(dirname "$0")`, `$(dirname "${BASH_SOURCE[0]}")`,
 # `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` (often kept in a SCRIPT_DIR variable), `${0%/*}`.
-_OWN_DIR = (
-    r'\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)'
-    r'|\$\(cd\s+"?\$\(dirname\s+"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\)'
-    r"|\$\{0%/\*\}"
-)
+_DIRNAME = r'\$\(dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)'
+_OWN_DIR = rf'{_DIRNAME}|\$\(cd\s+"?{_DIRNAME}"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\)|\$\{{0%/\*\}}'
 _BESIDE = lazy(rf"^(?:{_OWN_DIR})/([\w./-]+\.(?:sh|py))$")
+_NAMES_OWN_DIR = lazy(_OWN_DIR)
 
 
 def beside(written: str) -> str | None:
@@ -446,6 +436,11 @@ def beside(written: str) -> str | None:
     script's own folder, or None."""
     match = _BESIDE.match(written)
     return match.group(1) if match is not None else None
+
+
+def names_own_folder(written: str) -> bool:
+    """Whether a path as the shell writes it starts from the script's own folder (`cd "$(dirname "$0")"`)."""
+    return _NAMES_OWN_DIR.search(written) is not None
 
 
 def in_checkout(written: str, places: Places) -> Path | None:

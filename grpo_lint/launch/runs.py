@@ -20,6 +20,7 @@ from grpo_lint.launch.commands import (
     beside,
     find_file,
     in_checkout,
+    names_own_folder,
     recognise,
     resolve_file,
 )
@@ -123,7 +124,7 @@ def never_starts(script: Script, launch: Launch) -> Stop:
         return Stop("crlf", "the script has CRLF line endings, so its `\\` continuations continue nothing")
     if launch.missing:
         return Stop("module", f"the module {launch.missing} is not in the repository, although its package is")
-    if launch.missing_file and not _made_here(script.text, launch.missing_file.rpartition("/")[2]):
+    if launch.missing_file and not _made_here(script.text, launch.missing_file.rpartition("/")[2], launch.command):
         return Stop("script", f"the script {launch.missing_file} is in no folder of the repository")
     return Stop("", "")
 
@@ -132,9 +133,14 @@ def never_starts(script: Script, launch: Launch) -> Stop:
 _MAKES = lazy(r">|<<|\b(?:cp|mv|ln|wget|curl|touch|tee|rsync|scp|git|unzip|tar|python3?\s+-c|sed\s+-i)\b")
 
 
-def _made_here(text: str, name: str) -> bool:
-    """Whether the script itself may make the file it later runs (a line naming it writes or fetches)."""
-    return any(name in line and _MAKES.search(line) for line in text.splitlines())
+def _made_here(text: str, name: str, command: Command) -> bool:
+    """Whether the script itself may make a file a command of it uses: a line naming the file writes or fetches
+    (`cat > x.yaml`, `wget .../x.py`). The command's own lines do not count (`python x.py > log` writes the log)."""
+    words = command.words
+    own = range(words[0].span.line, words[-1].span.end_line + 1) if words else range(0)
+    return any(
+        name in line and _MAKES.search(line) for number, line in enumerate(text.splitlines(), 1) if number not in own
+    )
 
 
 def _run(
@@ -167,7 +173,7 @@ def _run(
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
-        file_entries = _read_config(config_entry, config_path, places, result, script.text)
+        file_entries = _read_config(config_entry, config_path, places, result, script.text, launch.command)
     computed: dict[str, Entry] = {}
     if launch.framework == "trl" and launch.entry is None:
         through = through_hydra(launch, places, result) or through_argparse(launch, places, flags, unresolved)
@@ -228,7 +234,6 @@ def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> 
 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
-# A script beside the calling one: `$(dirname "$0")/x.sh`, `$(dirname ${BASH_SOURCE[0]})/x.sh`, `${0%/*}/x.sh`.
 _SHELLS = ("bash", "sh", "source", ".")
 
 
@@ -281,9 +286,6 @@ def _read_called(
     result.called.append((command, with_env, alone))
 
 
-_OWN_FOLDER = lazy(r"dirname\W+(?:\$0|\$\{?BASH_SOURCE)")
-
-
 def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:
     """Each command with the places its paths are looked up in: after `cd DIR` (a relative folder
     written out), DIR first. A `cd` to a folder that is not written out (`cd $HOME`, `cd "$(dirname $0)"`,
@@ -297,7 +299,7 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
             if written and target is not None:
                 here = here.within(target.text)
             else:  # where it runs is not shown, unless it is the script's own folder (`cd "$(dirname "$0")"`)
-                own = target is not None and _OWN_FOLDER.search(target.text)
+                own = target is not None and names_own_folder(target.text)
                 # an absolute folder (`cd /home/me/checkout`) is kept: a script named under it may be the repository's
                 absolute = target.text if target is not None and target.known and os.path.isabs(target.text) else ""
                 here = places if own else places._replace(lost=True, lost_dir=absolute)
@@ -738,7 +740,9 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
     return None, None
 
 
-def _read_config(entry: Entry, config: str | None, places: Places, result: ScriptRuns, text: str) -> dict[str, Entry]:
+def _read_config(
+    entry: Entry, config: str | None, places: Places, result: ScriptRuns, text: str, command: Command
+) -> dict[str, Entry]:
     from grpo_lint.sources import yaml_reader
 
     if config is None:
@@ -747,7 +751,7 @@ def _read_config(entry: Entry, config: str | None, places: Places, result: Scrip
     if isinstance(path, Outside):
         result.problems.append(_outside(config, path, places, entry.value_span))
         return {}
-    if path is None and _made_here(text, config.rpartition("/")[2]):
+    if path is None and _made_here(text, config.rpartition("/")[2], command):
         return {}  # the script writes or fetches it before the run (`cat > configs/x.yaml << EOF`): not shown
     if path is None:
         result.problems.append(

@@ -7,6 +7,7 @@ lays the result over the launch's words.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,7 @@ def through_hydra(launch: Launch, places: Places, result: Any) -> Through | None
     not have stops Hydra (its config is in struct mode) and is reported. None when the script is not such an app
     or its tree cannot be composed."""
     from grpo_lint.checks.messages import shown_override
+    from grpo_lint.frameworks.fields import closest
     from grpo_lint.launch.compose_entry import compose_entry
     from grpo_lint.launch.entries import hydra_entry
     from grpo_lint.sources.hydra_overrides import HydraContext, parse_overrides
@@ -57,45 +59,37 @@ def through_hydra(launch: Launch, places: Places, result: Any) -> Through | None
     )
     if context.schema is None:
         return None
-    schema, located = context.schema, str(found)
+    schema = context.schema
     for path, written in overrides.entries.items():
         prefix = overrides.prefixes.get(path, "")
         if prefix == "" and path not in schema and written.key.split("@")[0] not in context.group_keys:
+            near = closest(path, list(schema))
+            value = shown_override(written.value)
             result.problems.append(
                 Diagnostic(
                     "GRPO002",
                     Severity.ERROR,
-                    f"`{path}` is not a key of {context.composed_from}, whose composed config Hydra keeps in struct "
-                    f"mode: Hydra stops before training (\"Could not override '{path}'\").",
+                    f"`{path}` is not a key of {context.composed_from}"
+                    + (f"; did you mean `{near}`?" if near else ".")
+                    + f' Hydra keeps the composed config in struct mode and stops before training: "Could not '
+                    f"override '{path}'\".",
                     "",
                     written.key_span,
                     key=path,
-                    fix=f"`+{path}={shown_override(written.value)}` to add it, or name a key the config has",
+                    fix=(f"`{near}={value}`, or " if near else "") + f"`+{path}={value}` to add a key of your own",
                 )
             )
-    entries: dict[str, Entry] = {}
-    words: dict[str, Word] = {}
-    computed: dict[str, Entry] = {}
-    unknown = call.unknown_entries or {}
-    for field, entry_ in call.entries.items():
-        entries[field] = stamp(entry_, located)
-    for field, chain in call.attributes.items():
+
+    def read(chain: str) -> tuple[Entry | None, Word | None, Any]:
         path = chain.partition(".")[2]  # `cfg.training.grpo.group` -> the config's `training.grpo.group`
-        at = unknown.get(field)
-        written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
-        override = overrides.entries.get(path)
-        if override is not None and overrides.prefixes.get(path, "") != "~":
-            entries[field] = override
-            if path in overrides.unresolved:
-                words[field] = overrides.unresolved[path]
-        elif path in schema and not (isinstance(schema[path], str) and "${" in schema[path]):
-            entries[field] = Entry(field, schema[path], written.key_span, written.value_span)
-        else:
-            computed[field] = written
-    for field, at in unknown.items():
-        if field not in call.attributes:
-            computed[field] = stamp(at, located)
-    return entries, words, computed
+        if path in overrides.entries:
+            if overrides.prefixes.get(path, "") == "~":
+                return None, None, _COMPUTED  # deleted: the script reads nothing there
+            return overrides.entries[path], overrides.unresolved.get(path), None
+        value = schema.get(path, _COMPUTED)
+        return None, None, _COMPUTED if isinstance(value, str) and "${" in value else value
+
+    return _assemble(call, str(found), read)
 
 
 def through_argparse(
@@ -117,26 +111,43 @@ def through_argparse(
     through = _grpo_config_call(places, found)
     if through is None:
         return None
-    (call, code), located = through, str(found)
-    entries: dict[str, Entry] = {}
-    words: dict[str, Word] = {}
-    computed: dict[str, Entry] = {}
-    for field, entry in call.entries.items():  # literals written in the call
-        entries[field] = stamp(entry, located)
-    unknown = call.unknown_entries or {}
-    for field, chain in call.attributes.items():
+    call, code = through
+
+    def read(chain: str) -> tuple[Entry | None, Word | None, Any]:
         base, _, attribute = chain.partition(".")
         parsed = base in code.parsed_names or (not code.parsed_names and attribute in code.flag_defaults)
         if not parsed or "." in attribute:  # (`args = get_args()`: a helper parses; its attributes are the flags)
-            attribute = ""  # not what the parser returned (`config.batch` of a YAML the script loads): computed
-        default = code.flag_defaults.get(attribute, NOT_LITERAL)
-        at = unknown.get(field)
-        written = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
+            return None, None, _COMPUTED  # not what the parser returned (`config.batch` of a YAML the script loads)
         if attribute in flags:
-            entries[field] = flags[attribute]
-            if attribute in unresolved:  # `--seed $seed`: a value not known before launch
-                words[field] = unresolved[attribute]
-        elif default is not NOT_LITERAL and attribute in code.flag_defaults:
+            return flags[attribute], unresolved.get(attribute), None  # (`--seed $seed`: known only at launch)
+        default = code.flag_defaults.get(attribute, NOT_LITERAL)
+        return None, None, _COMPUTED if default is NOT_LITERAL else default
+
+    return _assemble(call, str(found), read)
+
+
+_COMPUTED = object()  # a keyword whose value the script computes: not known, and no GRPOConfig default applies
+
+
+def _assemble(call: Any, located: str, read: Callable[[str], tuple[Entry | None, Word | None, Any]]) -> Through:
+    """The run's config from the script's GRPOConfig(...) call: its literals; for each keyword that reads an attribute
+    (`args.beta`, `cfg.grpo.beta`), what `read` finds for it (the launch's entry, with the word of a value known only
+    at launch; else a value the script defaults to; else _COMPUTED); a keyword computed otherwise has no known
+    value. (entries, words known only at launch, computed entries)."""
+    entries = {field: stamp(entry, located) for field, entry in call.entries.items()}
+    words: dict[str, Word] = {}
+    computed: dict[str, Entry] = {}
+    unknown = call.unknown_entries or {}
+    for field, chain in call.attributes.items():
+        at = unknown.get(field)
+        place = call.span._replace(path=located)
+        written = stamp(at, located) if at is not None else Entry(field, None, place, place)
+        given, word, default = read(chain)
+        if given is not None:
+            entries[field] = given
+            if word is not None:
+                words[field] = word
+        elif default is not _COMPUTED:
             entries[field] = Entry(field, default, written.key_span, written.value_span)
         else:
             computed[field] = written

@@ -92,10 +92,8 @@ class Modules:
             from grpo_lint.sources.python_code import read
 
             if text is None:
-                from grpo_lint.sources.reading import read_file
-
-                data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
-                text = None if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
+                data = self.bytes_of(relative)
+                text = None if data is None else data.decode("utf-8", "replace")
             found = read(text, relative) if text is not None else None
             self._codes[relative] = None if isinstance(found, ReadProblem) else found
         return self._codes[relative]
@@ -104,40 +102,39 @@ class Modules:
         """A module read elsewhere (grpo_lint.sources.parallel) from the text `code()` would have read."""
         self._codes.setdefault(relative, code)
 
-    def mentions(self, needle: bytes) -> bool:
-        """Whether any Python file of the repository holds `needle` (a byte search, once per needle)."""
-        if needle not in self._mentions:
-            from grpo_lint.sources.document import ReadProblem
-            from grpo_lint.sources.reading import read_file
+    def forget_configs(self) -> None:
+        """A config changed (an editor's buffer): what was composed or read of config files is read again (whether an
+        entry runs verl is read from its config too)."""
+        self.compositions.clear()
+        self.config_files.clear()
+        self.hydra_entries.clear()
 
-            self._mentions[needle] = any(
-                not isinstance(data := read_file(self.root / name, MAX_PYTHON_BYTES, within=self.root), ReadProblem)
-                and needle in data
-                for name in self.files
-            )
-        return self._mentions[needle]
-
-    def mentions_in(self, relative: str, needle: bytes) -> bool:
-        """Whether one file of the repository holds `needle` (bytes; a file that cannot be read: True, its parse says
-        why)."""
+    def bytes_of(self, relative: str) -> bytes | None:
+        """A Python file of the repository as bytes, or None when it cannot be read (too large, outside, gone)."""
         from grpo_lint.sources.document import ReadProblem
         from grpo_lint.sources.reading import read_file
 
         data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
-        return isinstance(data, ReadProblem) or needle in data
+        return None if isinstance(data, ReadProblem) else data
+
+    def mentions(self, needle: bytes) -> bool:
+        """Whether any Python file of the repository holds `needle` (a byte search, once per needle)."""
+        if needle not in self._mentions:
+            self._mentions[needle] = any(needle in (self.bytes_of(name) or b"") for name in self.files)
+        return self._mentions[needle]
+
+    def mentions_in(self, relative: str, needle: bytes) -> bool:
+        """Whether one file of the repository holds `needle` (a file that cannot be read: True, its parse says why)."""
+        data = self.bytes_of(relative)
+        return data is None or needle in data
 
     def identifiers(self) -> frozenset[bytes]:
         """Every name of 6 or more characters written in the repository's Python files (attributes, strings,
         fields): what its code can read a config key by. Read once, when a rule first asks."""
         if self._identifiers is None:
-            from grpo_lint.sources.document import ReadProblem
-            from grpo_lint.sources.reading import read_file
-
             found: set[bytes] = set()
             for name in self.files:
-                data = read_file(self.root / name, MAX_PYTHON_BYTES, within=self.root)
-                if not isinstance(data, ReadProblem):
-                    found.update(_NAME.findall(data))
+                found.update(_NAME.findall(self.bytes_of(name) or b""))
             self._identifiers = frozenset(found)
         return self._identifiers
 
@@ -306,10 +303,10 @@ class Modules:
         relative = self.relative(path)
         if relative is None:
             return None
-        if relative not in self._programs and not self._may_be_program(relative):
-            self._programs[relative] = None  # names nothing a training run is made of, and imports nothing of ours
         if relative not in self._programs:
             self._programs[relative] = None  # (a module that imports itself back is not followed twice)
+            if not self._may_be_program(relative):
+                return None  # names nothing a training run is made of, and imports nothing of ours
             found = self._program(relative)
             if found is not None and not found.trains and found.parser is None:
                 found = self._delegate(relative) or found
@@ -397,11 +394,8 @@ class Modules:
         """Whether a script may start a training run, by its bytes: it names a trainer, a parser, a framework or
         GRPO, or imports a module of the repository (a thin entry that hands on to one). Most scripts of a large
         repository (a data tool, a server) are then never parsed to learn that they train nothing."""
-        from grpo_lint.sources.document import ReadProblem
-        from grpo_lint.sources.reading import read_file
-
-        data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
-        if isinstance(data, ReadProblem):
+        data = self.bytes_of(relative)
+        if data is None:
             return True  # (the parse says why)
         if any(needle in data for needle in _PROGRAM_NEEDLES):
             return True
@@ -412,11 +406,8 @@ class Modules:
         return False
 
     def _may_train(self, relative: str) -> bool:
-        from grpo_lint.sources.document import ReadProblem
-        from grpo_lint.sources.reading import read_file
-
-        data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
-        return not isinstance(data, ReadProblem) and (b"Trainer" in data or b"Parser" in data)
+        data = self.bytes_of(relative) or b""
+        return b"Trainer" in data or b"Parser" in data
 
     def _program(self, relative: str) -> Program | None:
         facts = self.index(relative)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -183,36 +184,36 @@ class Statements:
         bound = self._nearest(package, relative)
         return (_bounded(framework, pin, bound) if bound is not None else pin), note
 
-    def _nearest(self, name: str, relative: str) -> Pin | None:
-        """The best statement of a package for a file: its own, else its nearest folder's."""
+    def _chain(self, name: str, relative: str) -> Iterator[list[Pin]]:
+        """The statements of `name` that may speak for a file, nearest first: its own, then each folder's from the
+        file's up to the root (a list for each place that states any)."""
         own = [p for p in self.own(relative) if p.framework == name]
         if own:
-            return _best(own)
+            yield own
         folder = relative.rpartition("/")[0]
         while True:
             here = [p for p in self.folder(folder) if p.framework == name]
             if here:
-                return _best(here)
+                yield here
             if not folder:
-                return None
+                return
             folder = folder.rpartition("/")[0]
+
+    def _nearest(self, name: str, relative: str) -> Pin | None:
+        """The best statement of a package for a file: its own, else its nearest folder's."""
+        here = next(self._chain(name, relative), None)
+        return _best(here) if here else None
 
     def _stated(self, framework: str, relative: str) -> tuple[Pin | None, str]:
         own = [p for p in self.own(relative) if p.framework == framework]
         if own:
             return _best(own), _disagreement(own)
-        folder = relative.rpartition("/")[0]
         bare_only: list[Pin] = []
-        while True:
-            here = [p for p in self.folder(folder) if p.framework == framework]
-            if here and all(_bare(p) for p in here):
-                # `pip install trl -U` in one example's folder allows every release: a pin above it still speaks
-                bare_only = bare_only or here
-            elif here:
+        for here in self._chain(framework, relative):
+            if not all(_bare(p) for p in here):
                 return _best(here), _disagreement(here)
-            if not folder:
-                break
-            folder = folder.rpartition("/")[0]
+            # `pip install trl -U` in one example's folder allows every release: a pin above it still speaks
+            bare_only = bare_only or here
         if bare_only:
             return _best(bare_only), ""
         mine = [p for p in self.shared if p.framework == framework]

@@ -269,7 +269,7 @@ def _key_findings(
             # Hydra appends over a null or merges a mapping/list; any other existing value stops it, also one an
             # earlier override of the same key set (`key=1 +key=2`).
             earlier = any(p == path and pre != "~" for p, pre, _ in context.shadowed)
-            if _appends_over(entry, path, specs, version) or (earlier and not isinstance(entry.value, dict | list)):
+            if _appends_over(entry, path, specs, version, earlier):
                 findings.append(KeyFinding(entry, "append_existing"))
             continue
         if prefix in ("++", "~") or known or path in options.extra_keys:
@@ -291,10 +291,11 @@ def _key_findings(
     return findings
 
 
-def _appends_over(entry: Entry, path: str, specs: dict, version: Version) -> bool:
-    """Whether `+path=value` meets a value the config already has (not null, and not a mapping or list merged)."""
-    existing = specs[path].default_at(version) if path in specs else None
-    return existing is not None and not isinstance(entry.value, dict | list)
+def _appends_over(entry: Entry, path: str, specs: dict, version: Version, set_before: bool = False) -> bool:
+    """Whether `+path=value` meets a value the config already has (not null; or one an earlier override set), where
+    Hydra fails: it merges a mapping or a list."""
+    existing = set_before or (path in specs and specs[path].default_at(version) is not None)
+    return existing and not isinstance(entry.value, dict | list)
 
 
 def _int(settings: dict[str, Setting], path: str, fallback: int) -> int:
