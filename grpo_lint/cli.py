@@ -54,6 +54,8 @@ def lint_command(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
         _write(render_rule_list(fmt), flags["output_file"], False)
         return
 
+    if paths and "-" not in paths and not flags["diff_base"]:
+        _list_ahead(paths)
     options, fail_on, origins = _options(flags)
     if flags["show_settings"]:
         from grpo_lint.formatters.settings import render_settings
@@ -213,6 +215,17 @@ def _fix(paths: list[str], options: Any, flags: dict[str, Any], fail_on: str) ->
         sys.exit(2)
     fixed.report.fixed = fixed.fixes
     return fixed.report
+
+
+def _list_ahead(paths: tuple[str, ...]) -> None:
+    """Start git's file list of the paths' repository before the rest of grpo-lint loads (a pre-commit run in a
+    large repository would otherwise wait for git's walk of the work tree after loading)."""
+    from grpo_lint.workspace.files import list_ahead
+    from grpo_lint.workspace.root import find_root
+
+    root = find_root(list(paths))
+    if (root / ".git").exists():
+        list_ahead(root)
 
 
 def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:

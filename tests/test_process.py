@@ -92,3 +92,72 @@ def test_git_runs_in_the_folder_given(tmp_path, monkeypatch, how):
     printed = git(["ls-files"], cwd="-c").decode().splitlines()
     assert printed[-1] == "ls-files"
     assert str(folder) in printed  # as the value of -C, or as the working directory
+
+
+def test_a_started_program_runs_while_the_caller_works_and_is_collected_later(how, tmp_path):
+    marker = tmp_path / "ran"
+    running = process.start(["sh", "-c", f"touch {marker}; echo done"], os.environ, 10)
+    deadline = time.monotonic() + 10
+    while how == "posix_spawn" and not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # started at once: it runs before anything collects it
+    assert marker.exists() == (how == "posix_spawn")  # subprocess (Windows) runs it when collected
+    assert running.finish().stdout == b"done\n"
+    assert running.finish().stdout == b"done\n"  # collected once, kept
+
+
+def test_an_abandoned_program_is_killed_and_reaped(tmp_path):
+    if not hasattr(os, "posix_spawnp"):
+        pytest.skip("no posix_spawnp here")
+    pid_file = tmp_path / "pid"
+    running = process.start(["sh", "-c", f"echo $$ > {pid_file}; exec sleep 30"], os.environ, 10)
+    deadline = time.monotonic() + 10
+    while not pid_file.exists() or not pid_file.read_text().strip():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    running.abandon()
+    with pytest.raises(ProcessLookupError):  # killed and reaped: no zombie left behind
+        os.kill(int(pid_file.read_text()), 0)
+
+
+def _repository(root, names: list[str]) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x: 1\n")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", names[0]], check=True)  # one tracked, the rest untracked
+
+
+def test_git_listing_drops_hidden_and_tool_folders_but_not_hidden_files(tmp_path):
+    from grpo_lint.workspace.files import git_files
+
+    kept = ["a.yaml", ".pre-commit-config.yaml", "x/venvy/a.yaml", "x/.env.yaml", "wandb.yaml", "b/c/d.sh"]
+    dropped = [".github/workflows/ci.yml", "x/.hidden/a.yaml", "x/node_modules/p.json", "wandb/run/config.yaml",
+               "y/venv/lib/site.py", "z/__pycache__/m.py", ".venv/a/b.py"]  # fmt: skip
+    _repository(tmp_path, kept + dropped)
+    assert git_files(tmp_path) == sorted(kept)
+
+
+def test_git_listing_started_ahead_is_the_listing_collected(tmp_path):
+    from grpo_lint.workspace import files
+
+    _repository(tmp_path, ["a.yaml", "b/run.sh", ".github/x.yml"])
+    alone = files.git_files(tmp_path)
+    files.list_ahead(tmp_path)
+    assert str(tmp_path) in files._PENDING
+    (tmp_path / "c.yaml").write_text("x: 1\n")  # written after the listing started: whether it is seen is git's race
+    ahead = files.git_files(tmp_path)
+    assert str(tmp_path) not in files._PENDING  # collected
+    assert ahead is not None and set(alone) <= set(ahead) <= {*alone, "c.yaml"}
+    assert alone == ["a.yaml", "b/run.sh"]
+
+
+def test_a_listing_started_ahead_and_never_collected_is_stopped(tmp_path):
+    from grpo_lint.workspace import files
+
+    _repository(tmp_path, ["a.yaml"])
+    files.list_ahead(tmp_path)
+    pending = files._PENDING[str(tmp_path)]
+    files._abandon_all()
+    assert not files._PENDING
+    with pytest.raises(GitError):  # abandoned: nothing to collect
+        pending.output()

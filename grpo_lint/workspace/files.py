@@ -6,11 +6,13 @@ Files that cannot be configs are dropped by name and size before anything reads 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from grpo_lint.patterns import lazy
 from grpo_lint.sources.reading import read_head, special_kind
+
+if TYPE_CHECKING:
+    from grpo_lint.workspace.git import PendingGit
 
 # Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
 SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py", ".ipynb")
@@ -31,18 +33,80 @@ def git_files(folder: Path) -> list[str] | None:
     directory and every argument is fixed text: nothing from the repository reaches git's options, and
     no command the repository's git configuration names runs (grpo_lint.workspace.git).
     """
-    from grpo_lint.workspace.git import GitError, git, names
+    from grpo_lint.workspace.git import GitError, names
 
+    pending = _PENDING.pop(str(folder), None) or _start_listing(folder)
     try:
-        listed = names(git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=folder))
+        output = pending.output()
     except GitError:
         return None
-    skipped = _SKIPPED_FOLDER
-    return sorted(n for n in listed if not skipped.search(n))
+    return sorted(names(_without_skipped(output)))
 
 
-# A path with a hidden or tool folder among its folders (one search per name: a monorepo lists 10,000s).
-_SKIPPED_FOLDER = lazy(r"(?:^|/)(?:\.[^/]*|" + "|".join(re.escape(d) for d in sorted(SKIP_DIRS)) + r")/")
+def _without_skipped(output: bytes) -> bytes:
+    """git's NUL-separated list without the names that have a hidden or tool folder among their folders. The
+    list is searched for each such folder's name at once (a monorepo lists 10,000s of names, a few of them
+    hidden: `.github/`), and only the names found are looked at one by one."""
+    listed = b"\0" + output
+    flat = listed.replace(b"\0", b"/")  # one search per folder name, wherever a name or a folder starts
+    spans: set[tuple[int, int]] = set()
+    for needle in _SKIP_NEEDLES:
+        at = flat.find(needle)
+        while at >= 0:
+            start = listed.rfind(b"\0", 0, at + 1) + 1
+            end = listed.find(b"\0", at + 1)
+            spans.add((start, len(listed) if end < 0 else end))
+            at = flat.find(needle, at + 1)
+    drop = sorted(span for span in spans if _skipped_name(listed[span[0] : span[1]]))
+    if not drop:
+        return output
+    kept, at = [], 0
+    for start, end in drop:
+        kept.append(listed[at:start])
+        at = end
+    kept.append(listed[at:])
+    return b"".join(kept)
+
+
+def _skipped_name(name: bytes) -> bool:
+    """Whether one of a name's folders is hidden or a tool's."""
+    folders = name.split(b"/")[:-1]
+    return any(f.startswith(b".") or f in _SKIP_DIR_BYTES for f in folders)
+
+
+_SKIP_DIR_BYTES = frozenset(d.encode() for d in SKIP_DIRS)
+# The start of such a folder's name (hidden, or a tool's) in the list with its NULs read as `/`.
+_SKIP_NEEDLES = (b"/.", *(b"/" + d + b"/" for d in sorted(_SKIP_DIR_BYTES) if d[:1] != b"."))
+
+
+def list_ahead(folder: Path) -> None:
+    """Start git's listing of `folder` now, so that it runs while the rest of grpo-lint loads (a monorepo's
+    untracked-file walk is most of a pre-commit run's wait); `git_files(folder)` collects it. A listing not
+    collected is stopped when grpo-lint exits."""
+    global _STOPPED_AT_EXIT
+    key = str(folder)
+    if key not in _PENDING:
+        if not _STOPPED_AT_EXIT:
+            import atexit
+
+            atexit.register(_abandon_all)
+            _STOPPED_AT_EXIT = True
+        _PENDING[key] = _start_listing(folder)
+
+
+def _start_listing(folder: Path) -> PendingGit:
+    from grpo_lint.workspace.git import start_git
+
+    return start_git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=folder)
+
+
+def _abandon_all() -> None:
+    while _PENDING:
+        _PENDING.popitem()[1].abandon()
+
+
+_PENDING: dict[str, PendingGit] = {}
+_STOPPED_AT_EXIT = False
 
 
 def _skipped(folder: str) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import read_file
-from grpo_lint.workspace.process import run
+from grpo_lint.workspace.process import Running, start
 
 # Settings that name commands git would run for these calls, each switched off. (An empty
 # core.fsmonitor means "off" both for git before 2.36, where it is a hook path, and after, a boolean.)
@@ -52,23 +52,54 @@ def _environment() -> dict[str, str]:
 def git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> bytes:
     """git's standard output for `args` (fixed words of grpo-lint's, never text from the repository in
     an option's place), run in `cwd` with the repository's commands switched off."""
+    return start_git(args, cwd, timeout).output()
+
+
+class PendingGit:
+    """A git command started ahead of the moment its output is needed (it runs while grpo-lint loads)."""
+
+    def __init__(self, args: list[str], running: Running | None, error: str | None) -> None:
+        self.args = args
+        self._running = running
+        self._error = error
+
+    def output(self) -> bytes:
+        """Its standard output; GitError when it could not start, failed or did not finish in time."""
+        if self._running is None:
+            raise GitError(self._error or "git did not run")
+        try:
+            done = self._running.finish()
+        except FileNotFoundError:  # (subprocess, as on Windows, starts it only now)
+            raise GitError("git is not on PATH") from None
+        except TimeoutError:
+            raise GitError(f"git {self.args[0]} did not finish within {self._running.timeout:g} s") from None
+        except OSError as exc:
+            raise GitError(f"git could not be started: {exc}") from None
+        if done.returncode:
+            error = done.stderr.decode("utf-8", "replace").strip()
+            raise GitError(f"git {' '.join(self.args[:2])} failed: {error or done.returncode}")
+        return done.stdout
+
+    def abandon(self) -> None:
+        """Not wanted after all: stopped (its output is not collected)."""
+        if self._running is not None:
+            self._running.abandon()
+            self._running, self._error = None, f"git {self.args[0]} was stopped before its output was read"
+
+
+def start_git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> PendingGit:
+    """`git args` started in `cwd` (see `git`); its output is collected by `output()`."""
     command = ["git", "--no-pager"]
     if cwd is not None:
         command += ["-C", os.path.abspath(cwd)]  # absolute: a folder named `-x` never reads as an option
     for setting in _OFF:
         command += ["-c", setting]
     try:
-        done = run([*command, *args], _environment(), timeout)
+        return PendingGit(args, start([*command, *args], _environment(), timeout), None)
     except FileNotFoundError:
-        raise GitError("git is not on PATH") from None
-    except TimeoutError:
-        raise GitError(f"git {args[0]} did not finish within {timeout:g} s") from None
+        return PendingGit(args, None, "git is not on PATH")
     except OSError as exc:
-        raise GitError(f"git could not be started: {exc}") from None
-    if done.returncode:
-        error = done.stderr.decode("utf-8", "replace").strip()
-        raise GitError(f"git {' '.join(args[:2])} failed: {error or done.returncode}")
-    return done.stdout
+        return PendingGit(args, None, f"git could not be started: {exc}")
 
 
 def names(output: bytes) -> list[str]:

@@ -31,10 +31,14 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
     Raises FileNotFoundError when the program is not found, TimeoutError when it has not finished
     within `timeout` seconds (it is then killed), and OSError when it cannot be started.
     """
-    if not hasattr(os, "posix_spawnp"):
-        return _run_subprocess(command, env, timeout)
-    import select
+    return start(command, env, timeout).finish()
 
+
+def start(command: list[str], env: Mapping[str, str], timeout: float) -> Running:
+    """`command` started now, to be collected with `finish()` (its output is read then); raises as `run` does
+    when it cannot be started. The deadline counts from now."""
+    if not hasattr(os, "posix_spawnp"):
+        return Running(command, env, timeout, None)
     deadline = time.monotonic() + timeout
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
@@ -42,7 +46,7 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
     if min(out_write, err_write, null) <= 2:  # a standard descriptor was closed: dup2 onto itself would fail
         for fd in (out_read, out_write, err_read, err_write, null):
             os.close(fd)
-        return _run_subprocess(command, env, timeout)
+        return Running(command, env, timeout, None)
     try:
         # The pipes are not inheritable: the child keeps only the copies dup2 puts on 0, 1 and 2.
         actions = [
@@ -58,6 +62,44 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
     finally:
         for fd in (out_write, err_write, null):
             os.close(fd)
+    return Running(command, env, timeout, (pid, out_read, err_read, deadline))
+
+
+class Running:
+    """A started program (or, where spawning is not available, one to run with subprocess at `finish`)."""
+
+    def __init__(
+        self, command: list[str], env: Mapping[str, str], timeout: float, spawned: tuple[int, int, int, float] | None
+    ) -> None:
+        self.command = command
+        self.env = env
+        self.timeout = timeout
+        self._spawned = spawned
+        self._done: Finished | None = None
+
+    def finish(self) -> Finished:
+        """Everything it writes, once it has exited (raises TimeoutError past the deadline, the program killed)."""
+        if self._done is None:
+            if self._spawned is None:
+                self._done = _run_subprocess(self.command, self.env, self.timeout)
+            else:
+                self._done = _collect(self.command[0], self.timeout, *self._spawned)
+                self._spawned = None
+        return self._done
+
+    def abandon(self) -> None:
+        """Not wanted after all: killed and reaped, its pipes closed."""
+        if self._spawned is not None:
+            pid, out_read, err_read, _deadline = self._spawned
+            self._spawned = None
+            _kill(pid)
+            os.close(out_read)
+            os.close(err_read)
+
+
+def _collect(name: str, timeout: float, pid: int, out_read: int, err_read: int, deadline: float) -> Finished:
+    import select
+
     chunks: dict[int, list[bytes]] = {out_read: [], err_read: []}
     try:
         poller = select.poll()
@@ -67,7 +109,7 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
         while still_open:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise TimeoutError(f"{command[0]} did not finish within {timeout:g} s")
+                raise TimeoutError(f"{name} did not finish within {timeout:g} s")
             for fd, _event in poller.poll(int(left * 1000) + 1):
                 data = os.read(fd, 65536)
                 if data:
@@ -75,7 +117,7 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
                 else:
                     poller.unregister(fd)
                     still_open -= 1
-        returncode = _wait(pid, deadline, command[0], timeout)
+        returncode = _wait(pid, deadline, name, timeout)
     except BaseException:
         _kill(pid)
         raise
