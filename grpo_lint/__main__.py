@@ -1,3 +1,3 @@
-from grpo_lint.cli import entry
+from grpo_lint.cli import console
 
-entry()
+console()

@@ -6,6 +6,7 @@ reads the line (`grpo_lint.cli_flags` says when) or to report a usage error.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Any
@@ -365,10 +366,39 @@ def entry() -> None:
         return
     from grpo_lint.cli_flags import plain_flags
 
+    # A lint builds many small objects and almost no reference cycles, and the process ends with the run: with
+    # CPython's default thresholds the cycle collector took a quarter of a whole repository's run and of a big
+    # script's, for nothing (the peak memory of the corpus runs is the same without it; the hostile-input tests run
+    # the command line under a memory limit). The language server, a long-lived process, keeps it.
+    gc.disable()
     flags = plain_flags(args)
     if flags is not None:
         _run_plain(args, flags)
     click_command().main(args=args)
+
+
+def console() -> None:
+    """The `grpo-lint` console script (and `python -m grpo_lint`): `entry()`, then the process ends without tearing
+    down what the run built (freeing a large repository's parsed files one by one took 0.4 s of a 3.8 s run). What
+    it wrote is flushed first and the exit handlers run; the exit code is entry's."""
+    try:
+        entry()
+        code: object = 0
+    except SystemExit as done:
+        code = done.code
+    if code is not None and not isinstance(code, int):
+        raise SystemExit(code)  # a message to print: Python's own exit prints it
+    import atexit
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader left (`grpo-lint . | head`)
+        code = code or 1
+    except (OSError, ValueError):  # a closed or failing stream: Python's own exit reports it
+        raise SystemExit(code) from None
+    atexit._run_exitfuncs()
+    os._exit(code or 0)
 
 
 def _serve(args: list[str]) -> None:
