@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING
 from grpo_lint.limits import MAX_PYTHON_BYTES
 from grpo_lint.patterns import lazy_bytes
 from grpo_lint.records import Record
-from grpo_lint.sources.python_index import Imported, PythonIndex
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
+    from grpo_lint.sources.python_index import Imported, PythonIndex
 
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
 # Packages whose argument classes the field tables cover (their fields are the framework's own keys).
@@ -221,8 +221,10 @@ class Modules:
             if imported.level:
                 return None  # a relative import the repository does not hold
             return ClassRef(None, module, symbol)
-        if file == importer and symbol not in (self.index(file) or _EMPTY).classes:
-            return None
+        if file == importer:
+            index = self.index(file)
+            if index is None or symbol not in index.classes:
+                return None
         return self.resolve(file, symbol, depth + 1)
 
     def function(self, importer: str, name: str, depth: int = 0) -> tuple[str, str] | None:
@@ -460,7 +462,6 @@ class Modules:
         )
 
 
-_EMPTY = PythonIndex({}, {}, (), (), {}, None, (), ())
 
 
 def _shared(a: list[str], b: list[str]) -> int:
