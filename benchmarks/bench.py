@@ -5,6 +5,8 @@
     python benchmarks/bench.py --trl      # also time building TRL's own GRPOConfig (needs trl)
     python benchmarks/bench.py --repos    # whole repositories: the corpus snapshots linted from their roots
     python benchmarks/bench.py --monorepo # a synthetic git repository of 10,000 files in 2,000 folders
+    python benchmarks/bench.py --side-by-side  # the 21 older corpus repositories unpacked in one folder
+    python benchmarks/bench.py --big      # inputs no one writes by hand: 100,000 flags, 30,000 keys, 3,000 launches
 
 It times the `grpo-lint` console script of the running interpreter from a scratch directory, so the
 installed package (with its byte code) is measured, not this source tree. An editable install adds
@@ -59,6 +61,10 @@ def main() -> None:
     parser.add_argument("--trl", action="store_true", help="also time TRL's GRPOConfig")
     parser.add_argument("--repos", action="store_true", help="lint the ../shared corpus repositories from their roots")
     parser.add_argument("--monorepo", action="store_true", help="time a commit's two files, and `.`, in a monorepo")
+    parser.add_argument(
+        "--side-by-side", action="store_true", help="lint 21 corpus repositories unpacked in one folder"
+    )
+    parser.add_argument("--big", action="store_true", help="time the big generated inputs")
     args = parser.parse_args()
     py = sys.executable
     script = Path(py).with_name("grpo-lint")
@@ -102,6 +108,10 @@ def main() -> None:
         whole_repositories(str(script), max(3, args.repeat // 5))
     if args.monorepo:
         monorepo(str(script), args.repeat)
+    if args.side_by_side:
+        side_by_side(str(script), max(3, args.repeat // 5))
+    if args.big:
+        big_inputs(str(script), max(3, args.repeat // 5))
 
     from grpo_lint.engine import lint_text
     from grpo_lint.options import Options
@@ -216,6 +226,63 @@ def monorepo(script: str, repeat: int) -> None:
         floor = median_run([sys.executable, "-c", synthetic.C_FLOOR], rounds, str(big))
         print(f"  grpo-lint . (whole monorepo)   {whole * 1000:7.0f} ms   ({whole / floor:.1f}x the C-loader floor)")
         print(f"  C-loader floor (read + parse)  {floor * 1000:7.0f} ms")
+
+
+def side_by_side(script: str, repeat: int) -> None:
+    """`grpo-lint --isolated .` over the 21 older corpus repositories (the first 21 of COMMITS.tsv) unpacked side by
+    side in one folder, against the C-loader floor there (one interpreter reading every shell and Python file and
+    parsing every YAML and JSON file with PyYAML's C loader)."""
+    import monorepo as synthetic
+
+    if not REPOS.is_dir():
+        print("no ../shared/corpus/repos: the side-by-side figure is skipped")
+        return
+    names = [line.split("\t")[0] for line in (REPOS / "COMMITS.tsv").read_text().splitlines() if line.strip()][:21]
+    with tempfile.TemporaryDirectory() as scratch:
+        import tarfile
+
+        for name in names:
+            with tarfile.open(REPOS / f"{name}.tar.gz") as tar:
+                tar.extractall(scratch, filter="data")
+        lint = median_run([script, "--isolated", "-q", "."], repeat, scratch)
+        floor = median_run([sys.executable, "-c", synthetic.C_FLOOR], repeat, scratch)
+    print(f"21 corpus repositories side by side: grpo-lint . {lint:.2f} s, C-loader floor {floor:.2f} s "
+          f"({lint / floor:.1f}x)")  # fmt: skip
+
+
+def big_inputs(script: str, repeat: int) -> None:
+    """Inputs no one writes by hand, each linted as a file of its own: the whole run's time, every diagnostic
+    rendered."""
+    flags = ("micro_train_batch_size", "actor_num_gpus_per_node")
+    inputs = {
+        "100,000 continued lines of unknown TRL flags (100,000 diagnostics)": (
+            "run.sh",
+            "trl grpo \\\n" + "".join(f"  --num_generation{i} 2 \\\n" for i in range(100_000)) + "  --x 1\n",
+        ),
+        "100,000 continued lines of OpenRLHF flags": (
+            "run.sh",
+            "python3 -m openrlhf.cli.train_ppo_ray \\\n"
+            + "".join(f"  --{f} 1 \\\n" for f in flags * 50_000)
+            + "  --n_samples_per_prompt 4\n",
+        ),
+        "30,000 unknown keys in a YAML config": (
+            "config.yaml",
+            "".join(f"unknown_key_{i}: {i}\n" for i in range(30_000)) + "num_generations: 8\n",
+        ),
+        "3,000 launches in one script": (
+            "run.sh",
+            "".join(
+                f"accelerate launch --num_processes 4 -m trl.scripts.grpo --num_generations {i % 7 + 1} "
+                "--per_device_train_batch_size 3\n"
+                for i in range(3_000)
+            ),
+        ),
+    }
+    for label, (name, text) in inputs.items():
+        with tempfile.TemporaryDirectory() as scratch:
+            Path(scratch, name).write_text(text)
+            took = median_run([script, "--isolated", name], repeat, scratch)
+        print(f"{label:<66} {took:5.2f} s")
 
 
 if __name__ == "__main__":
