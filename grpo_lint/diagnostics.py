@@ -16,11 +16,14 @@ class Severity(IntEnum):
 
     @property
     def label(self) -> str:
-        return self.name.lower()
+        return _LABELS[self._value_]  # (`name` is a descriptor the enum computes: this is read once per diagnostic)
 
     @classmethod
     def parse(cls, text: str) -> Severity:
         return cls[text.upper()]
+
+
+_LABELS = {1: "info", 2: "warning", 3: "error"}
 
 
 class Span(Record):

@@ -17,11 +17,13 @@ _BOUNDARY = frozenset(".-+~\"' \t=")
 _QUOTES = frozenset("\"'")
 
 
-def resolve(diagnostic: Diagnostic, texts: Mapping[str, str]) -> Diagnostic:
+def resolve(diagnostic: Diagnostic, texts: Mapping[str, str], lines: dict[str, list[str]] | None = None) -> Diagnostic:
     """The diagnostic with every edit of its fixes narrowed to the exact text it replaces and marked
-    with the file it belongs to; a fix with an edit that cannot be placed is left out."""
+    with the file it belongs to; a fix with an edit that cannot be placed is left out. `lines`: the files'
+    lines as split so far, shared by the diagnostics of one file (each file is split once)."""
     kept = []
-    lines: dict[str, list[str]] = {}  # each file split once, however many edits a fix has
+    if lines is None:
+        lines = {}
     for fix in diagnostic.fixes:
         edits = [_resolve_edit(edit, diagnostic.path, texts, lines) for edit in fix.edits]
         if edits and all(e is not None for e in edits):

@@ -28,7 +28,7 @@ MAX_DIGITS = 30
 
 # Keys of one config for which "did you mean" candidates are searched; past this the file is not
 # a hand-written config and unknown keys are reported without suggestions.
-MAX_SUGGESTED_KEYS = 500
+MAX_SUGGESTED_KEYS = 100
 
 # Processes of one run (--world-size, settings, launcher variables): more is no real cluster.
 MAX_WORLD_SIZE = 1_048_576

@@ -17,7 +17,7 @@ from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
 from grpo_lint.patterns import lazy
-from grpo_lint.premises import ASSUMED_READER
+from grpo_lint.premises import ASSUMED_READER, RELEASE_INDEPENDENT
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.versions import Target, resolve_target
@@ -36,9 +36,10 @@ _LOOKS_LIKE_GRPO = lazy(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
 
 def selected(code: str, options: Options) -> bool:
     """--select / --ignore by code or code prefix (GRPO1 = every GRPO1xx)."""
-    if options.select and not any(code.startswith(s) for s in options.select):
+    select, ignore = options.select, options.ignore
+    if select and not code.startswith(tuple(select)):
         return False
-    return not any(code.startswith(i) for i in options.ignore)
+    return not (ignore and code.startswith(tuple(ignore)))
 
 
 def target_for(
@@ -201,8 +202,6 @@ def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:
 
 
 def _release_error(diagnostic: Diagnostic) -> bool:
-    from grpo_lint.premises import RELEASE_INDEPENDENT
-
     return diagnostic.severity >= Severity.WARNING and diagnostic.code not in RELEASE_INDEPENDENT
 
 
@@ -530,6 +529,7 @@ def finish(result: FileResult, options: Options) -> FileResult:
     if any(d.fixes for d in diagnostics):
         from grpo_lint.edits import resolve
 
-        diagnostics = [resolve(d, texts) if d.fixes else d for d in diagnostics]
+        lines: dict[str, list[str]] = {}
+        diagnostics = [resolve(d, texts, lines) if d.fixes else d for d in diagnostics]
     result.diagnostics = sorted((_clipped(d) for d in diagnostics), key=Diagnostic.sort_key)
     return result

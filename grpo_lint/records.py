@@ -46,6 +46,7 @@ else:
         first_default = count - len(defaults)
         position = {field: index for index, field in enumerate(fields)}
         tuple_new = tuple.__new__
+        template = [_MISSING] * first_default + list(defaults)
 
         def __new__(_cls: type, *args: Any, **kwargs: Any) -> Any:
             given = len(args)
@@ -56,7 +57,8 @@ else:
                     return tuple_new(_cls, args + defaults[given - first_default :])
             if given > count:
                 raise TypeError(f"{name}.__new__() takes {count + 1} positional arguments but {given + 1} were given")
-            values = [*args, *([_MISSING] * (count - given))]
+            values = template.copy()  # the defaults in place, the required fields _MISSING
+            values[:given] = args
             for key, value in kwargs.items():
                 index = position.get(key)
                 if index is None:
@@ -64,15 +66,12 @@ else:
                 if index < given:
                     raise TypeError(f"{name}.__new__() got multiple values for argument '{key}'")
                 values[index] = value
-            for index in range(given, count):
-                if values[index] is _MISSING:
-                    if index < first_default:
-                        missing = [fields[i] for i in range(given, first_default) if values[i] is _MISSING]
-                        raise TypeError(
-                            f"{name}.__new__() missing {len(missing)} required positional argument"
-                            f"{'s' if len(missing) > 1 else ''}: " + ", ".join(repr(m) for m in missing)
-                        )
-                    values[index] = defaults[index - first_default]
+            if given < first_default and any(values[i] is _MISSING for i in range(given, first_default)):
+                missing = [fields[i] for i in range(given, first_default) if values[i] is _MISSING]
+                raise TypeError(
+                    f"{name}.__new__() missing {len(missing)} required positional argument"
+                    f"{'s' if len(missing) > 1 else ''}: " + ", ".join(repr(m) for m in missing)
+                )
             return tuple_new(_cls, values)
 
         __new__.__qualname__ = f"{name}.__new__"

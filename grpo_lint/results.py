@@ -52,9 +52,14 @@ class Report:
 
     def fixable(self) -> tuple[int, int]:
         """How many diagnostics --fix would fix, and how many more with --unsafe-fixes."""
-        diagnostics = self.diagnostics
-        safe = sum(1 for d in diagnostics if d.fixable(self.unsafe_fixes))
-        return safe, sum(1 for d in diagnostics if d.fixable(True)) - safe
+        safe = unsafe = 0
+        for diagnostic in self.diagnostics:
+            if diagnostic.fixes:
+                if diagnostic.fixable(self.unsafe_fixes):
+                    safe += 1
+                elif diagnostic.fixable(True):
+                    unsafe += 1
+        return safe, unsafe
 
     @property
     def facts(self) -> list[str]:

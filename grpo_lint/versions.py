@@ -29,6 +29,7 @@ ALIASES = {
     "trl": "trl", "swift": "swift", "ms-swift": "swift", "ms_swift": "swift", "verl": "verl", "openrlhf": "openrlhf",
 }  # fmt: skip
 DISPLAY = {"trl": "TRL", "swift": "ms-swift", "verl": "verl", "openrlhf": "OpenRLHF"}
+_VERSION_TEXT: dict[int, tuple[Version, str]] = {}
 
 
 class Fork(Record):
@@ -70,7 +71,15 @@ class Target(Record):
     stated: str = ""  # an assumed release: the repository's statement it was assumed within ("" = none)
 
     def __str__(self) -> str:
-        return f"{DISPLAY[self.framework]} {self.version}"
+        # Every message names the release, and packaging builds a version's text anew each time: kept per object
+        # (not per value: 1.0 and 1.0.0 are equal versions written differently).
+        version = self.version
+        kept = _VERSION_TEXT.get(id(version))
+        if kept is None or kept[0] is not version:
+            if len(_VERSION_TEXT) > 4096:  # (a long-lived editor server makes new ones)
+                _VERSION_TEXT.clear()
+            kept = _VERSION_TEXT[id(version)] = (version, str(version))
+        return f"{DISPLAY[self.framework]} {kept[1]}"
 
     @property
     def basis(self) -> str:

@@ -118,3 +118,31 @@ def test_the_plain_word_shortcut_reads_what_the_full_scanner_reads(words, separa
     finally:
         shell._SIMPLE_WORD = saved
     assert fast == slow
+
+
+def _sole_match_scoring_every_candidate(word: str, candidates: list[str], cutoff: float = 0.8, margin: float = 0.05):
+    import difflib
+
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in set(candidates) if c != word), reverse=True
+    )
+    if not scored or scored[0][0] < cutoff or (len(scored) > 1 and scored[1][0] > scored[0][0] - margin):
+        return None
+    return scored[0][1]
+
+
+MISSPELT = st.builds(
+    lambda key, cuts: "".join(c for i, c in enumerate(key) if i not in cuts) + "s" * (len(cuts) % 2),
+    KEYS,
+    st.sets(st.integers(0, 25), max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(MISSPELT | st.text("abcdeginoprstu_", max_size=20), st.lists(KEYS | MISSPELT, min_size=1, max_size=12))
+def test_the_sole_match_skips_only_candidates_that_cannot_change_it(word, candidates):
+    """`sole_match` scores in full only the candidates whose upper bounds reach its floor: the answer is the one
+    scoring every candidate gives."""
+    from grpo_lint.frameworks.fields import sole_match
+
+    assert sole_match(word, candidates) == _sole_match_scoring_every_candidate(word, candidates)

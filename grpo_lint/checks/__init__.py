@@ -108,16 +108,8 @@ def report(
         span, key = at.key_span, key or at.key
     else:
         span = at
-    return Diagnostic(
-        code=code,
-        severity=severity if severity is not None else REGISTRY[code].severity,
-        message=message,
-        path=plan.path,
-        span=span,
-        key=key,
-        fix=fix,
-        fixes=fixes,
-    )
+    severity = severity if severity is not None else REGISTRY[code].severity
+    return Diagnostic(code, severity, message, plan.path, span, key, fix, fixes, (), None)  # (every field, in order)
 
 
 def all_rules() -> dict[str, Rule]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from functools import cache
 
 from grpo_lint.checks import REGISTRY, Rule, report, rule
 from grpo_lint.checks.fixes import drop_prefix, rename, set_value
@@ -92,27 +93,25 @@ def _dropped_by_script_parser(plan: RunPlan, finding: KeyFinding) -> bool:
 def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     """TRL: what becomes of a key no argument class has depends on the program that reads the config
     (TRL 0.14-1.16 sources: trl/scripts/utils.py TrlParser, trl/scripts/grpo.py, trl/cli)."""
-    from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS
-    from grpo_lint.frameworks.trl.frontend import CLI_FORWARDS, SCRIPT_REJECTS
-    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
-
-    key, version, entry = finding.entry.key, plan.target.version, plan.document.entry
+    key, entry = finding.entry.key, plan.document.entry
+    rejecting, forwarding, name = _trl_release_facts(plan)
+    accelerate_keys, cli_forwards, trl_cli, trl_script = _trl_names()
     from_file = plan.document.format != "cli" or finding.entry.key_span.path is not None
-    script_rejects = from_file and SCRIPT_REJECTS[0] <= version < SCRIPT_REJECTS[1]
-    what = f"`{key}` is not an argument of {fw(plan)} (GRPOConfig, TrainingArguments, ModelConfig or the grpo script)"
-    if key in ACCELERATE_KEYS:
-        what += f" but of `accelerate launch`, which `trl grpo` passes such keys to only from {CLI_FORWARDS}"
+    script_rejects = from_file and rejecting
+    what = f"`{key}` is not an argument of {name} (GRPOConfig, TrainingArguments, ModelConfig or the grpo script)"
+    if key in accelerate_keys:
+        what += f" but of `accelerate launch`, which `trl grpo` passes such keys to only from {cli_forwards}"
     fix = f"delete `{key}`, or declare it with `--extra-keys {key}` if your script reads it"
-    if entry in (TRL_CLI, TRL_SCRIPT) and script_rejects:
+    if entry in (trl_cli, trl_script) and script_rejects:
         return report(
             plan,
             "GRPO002",
-            f"{what}. The grpo script of {fw(plan)} stops on a config key it does not know: "
+            f"{what}. The grpo script of {name} stops on a config key it does not know: "
             f"\"ValueError: Unknown arguments from config file: ['--{key}', ...]\".",
             finding.entry,
             fix=f"delete `{key}`",
         )
-    if entry == TRL_CLI and from_file and version >= CLI_FORWARDS:
+    if entry == trl_cli and from_file and forwarding:
         return report(
             plan,
             "GRPO002",
@@ -121,8 +120,8 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
             finding.entry,
             fix=f"delete `{key}`",
         )
-    if entry in (TRL_CLI, TRL_SCRIPT):
-        how = "`trl grpo`" if entry == TRL_CLI else "TRL's grpo script"
+    if entry in (trl_cli, trl_script):
+        how = "`trl grpo`" if entry == trl_cli else "TRL's grpo script"
         return report(
             plan,
             "GRPO002",
@@ -132,12 +131,12 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
             severity=Severity.WARNING,
         )
     parser = plan.document.parser
-    if entry not in (TRL_CLI, TRL_SCRIPT) and parser:
+    if entry not in (trl_cli, trl_script) and parser:
         return _script_parser_unknown(plan, finding, parser, from_file)
     fates = ["A custom script may define it"]
     if script_rejects:
         fates.append(f"TRL's own grpo script stops on it in {plan.target.framework_name} 0.19-0.21")
-    if version >= CLI_FORWARDS:
+    if forwarding:
         fates.append("`trl grpo` passes it to `accelerate launch`, which stops")
     return report(
         plan,
@@ -147,6 +146,31 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         fix=fix,
         severity=Severity.WARNING,
     )
+
+
+def _trl_release_facts(plan: RunPlan) -> tuple[bool, bool, str]:
+    """Whether TRL's grpo script stops on an unknown config key at the plan's release, whether `trl grpo` passes such
+    keys to `accelerate launch`, and the release's name: read once per release (a file may hold thousands of keys)."""
+    from grpo_lint.frameworks.trl.frontend import CLI_FORWARDS, SCRIPT_REJECTS
+
+    version = plan.target.version
+    if _TRL_FACTS[0] is not version or _TRL_FACTS[1] is not plan.target:
+        facts = (SCRIPT_REJECTS[0] <= version < SCRIPT_REJECTS[1], version >= CLI_FORWARDS, fw(plan))
+        _TRL_FACTS[:] = [version, plan.target, facts]
+    return _TRL_FACTS[2]
+
+
+_TRL_FACTS: list = [None, None, None]  # [the release, its target, what _trl_release_facts says of it]
+
+
+@cache
+def _trl_names() -> tuple[frozenset[str], object, str, str]:
+    """What `_trl_unknown` reads of TRL's tables, imported on its first call (it runs once per unknown key)."""
+    from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS
+    from grpo_lint.frameworks.trl.frontend import CLI_FORWARDS
+    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
+
+    return ACCELERATE_KEYS, CLI_FORWARDS, TRL_CLI, TRL_SCRIPT
 
 
 def _script_parser_unknown(plan: RunPlan, finding: KeyFinding, parser: str, from_file: bool) -> Diagnostic:
@@ -587,12 +611,25 @@ def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
     suggestion = finding.suggestion
     if not suggestion or _written(plan, suggestion):
         return ()
-    parent = suggestion.rpartition(".")[0]
-    siblings = [k for k in plan.specs if k.rpartition(".")[0] == parent]
     leaf = finding.entry.key.lstrip("-+~").rpartition(".")[2]
-    if sole_match(leaf, [k.rpartition(".")[2] for k in siblings]) != suggestion.rpartition(".")[2]:
+    if sole_match(leaf, _leaves(plan.specs, suggestion.rpartition(".")[0])) != suggestion.rpartition(".")[2]:
         return ()
     return rename(finding.entry, suggestion)
+
+
+def _leaves(specs: Mapping[str, object], parent: str) -> list[str]:
+    """The last parts of the keys of one section (`parent`: a dotted path, "" for the top), grouped once for the
+    table last asked about (a file of thousands of misspelt keys asks about one table)."""
+    if _LEAVES[0] is not specs:
+        grouped: dict[str, list[str]] = {}
+        for key in specs:
+            section, _, leaf = key.rpartition(".")
+            grouped.setdefault(section, []).append(leaf)
+        _LEAVES[:] = [specs, grouped]
+    return _LEAVES[1].get(parent, [])
+
+
+_LEAVES: list = [None, {}]  # [the table, its leaves by section]
 
 
 def _written(plan: RunPlan, name: str) -> bool:

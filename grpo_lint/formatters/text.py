@@ -90,31 +90,41 @@ def _excerpt(source: str, start: int, end: int) -> tuple[str, int, int]:
 
 def _mark(d: Diagnostic, report: Report) -> str:
     """`[*] ` before the message of a diagnostic that --fix fixes (as ruff marks them)."""
-    return "[*] " if d.fixable(report.unsafe_fixes) else ""
+    return "[*] " if d.fixes and d.fixable(report.unsafe_fixes) else ""
 
 
 def _render_one(d: Diagnostic, lines: list[str], color: bool, mark: str = "") -> list[str]:
-    head = (
-        _style(f"{d.location()}:", color, bold=True)
-        + " "
-        + _style(f"{d.severity.label}[{d.code}]", color, fg=_COLORS[d.severity], bold=True)
-        + f" {mark}{d.message}"
-    )
+    if color:
+        head = (
+            _style(f"{d.location()}:", color, bold=True)
+            + " "
+            + _style(f"{d.severity.label}[{d.code}]", color, fg=_COLORS[d.severity], bold=True)
+            + f" {mark}{d.message}"
+        )
+    else:
+        head = f"{d.location()}: {d.severity.label}[{d.code}] {mark}{d.message}"
     block = [head]
-    if d.span and 1 <= d.span.line <= len(lines):
-        source = lines[d.span.line - 1].expandtabs(1)
-        width = len(str(d.shown_line()))
-        start = max(d.span.column - 1, 0)
-        end = d.span.end_column - 1 if d.span.end_line == d.span.line else len(source)
+    span = d.span
+    if span and 1 <= span.line <= len(lines):
+        source = lines[span.line - 1]
+        if "\t" in source:
+            source = source.expandtabs(1)
+        shown = str(d.shown_line())
+        start = max(span.column - 1, 0)
+        end = span.end_column - 1 if span.end_line == span.line else len(source)
         source, start, end = _excerpt(source, start, end)
         caret = "^" * max(min(end, len(source)) - start, 1)
-        gutter = " " * width
-        block.append(_style(f"  {d.shown_line()} | ", color, fg="blue") + source)
-        block.append(
-            _style(f"  {gutter} | ", color, fg="blue") + " " * start + _style(caret, color, fg=_COLORS[d.severity])
-        )
+        gutter = " " * len(shown)
+        if color:
+            block.append(_style(f"  {shown} | ", color, fg="blue") + source)
+            block.append(
+                _style(f"  {gutter} | ", color, fg="blue") + " " * start + _style(caret, color, fg=_COLORS[d.severity])
+            )
+        else:
+            block.append(f"  {shown} | {source}")
+            block.append(f"  {gutter} | {' ' * start}{caret}")
     if d.fix:
-        block.append("  " + _style("fix:", color, fg="green", bold=True) + f" {d.fix}")
+        block.append("  " + _style("fix:", color, fg="green", bold=True) + f" {d.fix}" if color else f"  fix: {d.fix}")
     return block
 
 

@@ -137,9 +137,20 @@ def sole_match(word: str, candidates: list[str], cutoff: float = 0.8, margin: fl
     (`num_generation` -> `num_generations`, not `num_generations_eval`). None when in doubt."""
     import difflib
 
-    scored = sorted(
-        ((difflib.SequenceMatcher(None, word, c).ratio(), c) for c in set(candidates) if c != word), reverse=True
-    )
+    # A candidate whose upper bounds on the ratio fall below `cutoff - margin` can neither be the match nor
+    # make it doubtful: only the others are scored in full (a file of thousands of misspelt keys).
+    # (The bounds are symmetric, so `word` is the matcher's second sequence there, whose counts it keeps; the
+    # ratio itself is taken as before, `word` first.)
+    floor = cutoff - margin
+    bound = difflib.SequenceMatcher(None, "", word)
+    scored = []
+    for candidate in set(candidates):
+        if candidate == word:
+            continue
+        bound.set_seq1(candidate)
+        if bound.real_quick_ratio() >= floor and bound.quick_ratio() >= floor:
+            scored.append((difflib.SequenceMatcher(None, word, candidate).ratio(), candidate))
+    scored.sort(reverse=True)
     if not scored or scored[0][0] < cutoff:
         return None
     if len(scored) > 1 and scored[1][0] > scored[0][0] - margin:

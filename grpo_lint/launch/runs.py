@@ -671,37 +671,39 @@ def flag_entries(words: tuple[Word, ...]) -> tuple[dict[str, Entry], dict[str, W
     """
     entries: dict[str, Entry] = {}
     unresolved: dict[str, Word] = {}
-    index = 0
-    while index < len(words):
+    index, count = 0, len(words)
+    while index < count:
         word = words[index]
+        index += 1
         if not _is_flag(word.text):
-            index += 1
             continue
         flag, equals, inline = word.text.partition("=")
         name = flag.lstrip("-").replace("-", "_")
-        flag_span = Span(word.span.line, word.span.column, word.span.line, word.span.column + len(flag))
-        values: list[Word] = []
+        span = word.span
+        flag_span = Span(span.line, span.column, span.line, span.column + len(flag), None)
+        values: tuple[Word, ...]
         if equals:
-            start = word.span.column + len(flag) + 1
-            values = [
-                word._replace(text=inline, span=Span(word.span.line, start, word.span.end_line, word.span.end_column))
-            ]
-            index += 1
+            start = span.column + len(flag) + 1
+            values = (word._replace(text=inline, span=Span(span.line, start, span.end_line, span.end_column, None)),)
         else:
-            index += 1
-            while index < len(words) and not _is_flag(words[index].text):
-                values.append(words[index])
+            first = index
+            while index < count and not _is_flag(words[index].text):
                 index += 1
-        unknown = [v for v in values if not v.known]
-        if unknown:
-            unresolved[name] = unknown[0]
-        value: Any = "true" if not values else values[0].text if len(values) == 1 else [v.text for v in values]
-        value_span = values[0].span if values else flag_span
-        entry = Entry(flag, value, flag_span, value_span)
-        if len(values) > 1:
+            values = words[first:index]
+        for value_word in values:
+            if value_word.unknown:
+                unresolved[name] = value_word
+                break
+        if not values:
+            entries[name] = Entry(flag, "true", flag_span, flag_span)
+            continue
+        value_span = values[0].span
+        if len(values) == 1:
+            text = values[0].text
+            entry = Entry(flag, _json_or_text(text) if text.startswith("{") else text, flag_span, value_span)
+        else:
+            entry = Entry(flag, [v.text for v in values], flag_span, value_span)
             entry.item_spans = [v.span for v in values]
-        if value_span is not flag_span and len(values) == 1 and values[0].text.startswith("{"):
-            entry.value = _json_or_text(values[0].text)
         entries[name] = entry
     return entries, unresolved
 
@@ -709,6 +711,8 @@ def flag_entries(words: tuple[Word, ...]) -> tuple[dict[str, Entry], dict[str, W
 def _is_flag(text: str) -> bool:
     if not text.startswith("-") or text == "-":
         return False
+    if text[1] not in "0123456789.iInN ":  # (what float() reads after a `-`: digits, `.5`, inf, nan)
+        return True
     try:
         float(text)
     except ValueError:

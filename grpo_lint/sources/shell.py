@@ -316,6 +316,13 @@ _SIMPLE_WORD = lazy(r"[^ \t\r\n;&|()<>'\"$`\\]+")
 # `<path_to_model>` standing alone as a word: a placeholder a user is meant to replace.
 _PLACEHOLDER = lazy(r"(<[A-Za-z_][\w./:-]*>)(?=[ \t\r\n;\\]|$)")
 _SIMPLE_FOLLOW = frozenset(" \t\r\n;&|)")
+_REDIRECTS = ("<", ">")
+# A record built from all its fields in order, without its constructor's checks (the lexer's hottest line).
+_record = tuple.__new__
+# Words that open or close a test or a `case` statement (add_word's business).
+_TEST_OR_CASE = frozenset({"[[", "]]", "in"})
+# The characters at which the lexer does something else than read a word (a digit before `<` or `>` too).
+_NOT_A_WORD = frozenset(" \t\r\n\\#;&|()<>")
 _BRACED_STOP = lazy(r"""[\\'"$}]""")  # what braced_text() looks at inside `${...}`
 _SINGLE_QUOTED_STOP = lazy(r"'")
 _DOUBLE_QUOTED_STOP = lazy(r'["\\]')
@@ -414,22 +421,34 @@ class _Lexer:
 
     # Words and commands ---------------------------------------------------------------------
     def run(self) -> None:
-        while self.i < len(self.text):
-            char = self.peek()
-            if self.expect_pattern and char not in " \t\r\n#;":
+        text = self.text
+        size = len(text)
+        while self.i < size:
+            char = text[self.i]
+            if (
+                char not in _NOT_A_WORD
+                and not self.expect_pattern
+                and not (char.isdigit() and text[self.i + 1 : self.i + 2] in _REDIRECTS)
+            ):
+                self.word()  # most of a script: what the branches below would come to, without asking each
+            elif self.expect_pattern and char not in " \t\r\n#;":
                 self.case_pattern()
             elif char == "\\" and self.peek(1) == "\n":
-                self.advance(2)
+                self.i += 2
+                self.line += 1
+                self.col = 1
                 self.continued = bool(self.words)
-            elif char == "\\" and self.i + 1 == len(self.text):
+            elif char == "\\" and self.i + 1 == size:
                 self.advance()  # a `\` on the last line with no newline after it: bash drops it, the command ends
             elif char == "\n":
                 self.advance()
                 self.end_command()
                 self.read_heredocs()
             elif char in " \t\r":
-                blank = _BLANKS.match(self.text, self.i)
-                self.advance(blank.end() - self.i if blank is not None else 1)  # a run of blanks in one step
+                blank = _BLANKS.match(text, self.i)
+                end = blank.end() if blank is not None else self.i + 1
+                self.col += end - self.i  # a run of blanks in one step (no newline among them)
+                self.i = end
             elif char == "#":
                 self.comment()
             elif self.in_test and char in "&|()<>":
@@ -682,21 +701,34 @@ class _Lexer:
         return "".join(out)
 
     def word(self) -> None:
-        start = self.pos()
-        simple = _SIMPLE_WORD.match(self.text, self.i)
-        home = self._home_assignment()
-        if simple is not None and not home:
+        text, i = self.text, self.i
+        simple = _SIMPLE_WORD.match(text, i)
+        if simple is not None:
             # Most words are plain text (`--lr`, `1e-6`, `train.py`): one match gives the word as scan()
-            # would, without its per-piece bookkeeping. `NAME=(` is an array and goes the long way.
+            # would, without its per-piece bookkeeping. `NAME=(` is an array and `NAME=~` a home folder: they go
+            # the long way.
             end = simple.end()
-            if end == len(self.text) or self.text[end] in _SIMPLE_FOLLOW:
+            written = simple.group()
+            if (end == len(text) or text[end] in _SIMPLE_FOLLOW) and (
+                "=~" not in written or not self._home_assignment()
+            ):
+                line, column = self.origin  # (pos(), inline)
+                line += self.line - 1
+                column = self.col + (column - 1 if self.line == 1 else 0)
                 self.i = end
-                self.col += end - simple.start()
+                self.col += end - i
                 if self.skip_next:
                     self.skip_next = False
                     return
-                self.add_word(Word(simple.group(), self.span_from(start), ()))
+                word = _record(Word, (written, _record(Span, (line, column, line, column + end - i, None)), (), None))
+                if written in _TEST_OR_CASE:
+                    self.add_word(word)
+                else:  # what add_word does for any other word
+                    self.words.append(word)
+                    self.continued = False
                 return
+        start = self.pos()
+        home = self._home_assignment()
         unknown: list[str] = []
         assignment = _NAME.match(self.text, self.i)
         if assignment and self.text.startswith(("=(", "+=("), assignment.end()) and not self.in_test:

@@ -209,9 +209,13 @@ class Workspace:
 
     def known_keys(self, framework: str) -> frozenset[str]:
         """Keys the repository's own code accepts for a framework's run (TRL: its dataclasses)."""
-        if framework != "trl" or not any(name.endswith(".py") for name in self.files):
+        if framework != "trl" or not self._has_python:
             return frozenset()  # (no Python of its own: nothing to read, nor any reader to import)
         return self.arguments.names()
+
+    @cached_property
+    def _has_python(self) -> bool:
+        return any(name.endswith(".py") for name in self.files)
 
 
 # Libraries whose source trees repositories ship beside their own code (a vendored copy, a submodule).
