@@ -30,12 +30,13 @@ _VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
 
 def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
     """The shallowest copy of each framework among the repository's files."""
-    present = set(files)
+    present: set[str] | None = None
     forks: dict[str, Fork] = {}
     last = {marker.rpartition("/")[2] for markers in _MARKERS.values() for marker in markers}
+    endings = (*last, *(f"/{name}" for name in last))
     for name in files:
-        if name.rpartition("/")[2] not in last:
-            continue  # (most files: one set lookup, not a suffix test per marker)
+        if not name.endswith(endings) or name.rpartition("/")[2] not in last:
+            continue  # (most files: one test of their ending, not one per marker)
         for framework, markers in _MARKERS.items():
             if framework in forks:
                 continue
@@ -43,6 +44,7 @@ def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
                 suffix = f"{_PACKAGE[framework]}/{marker}"
                 if (name == suffix or name.endswith("/" + suffix)) and inside(root / name, root):
                     package = name[: -len(marker) - 1]
+                    present = set(files) if present is None else present
                     forks[framework] = _read_fork(framework, root, package, present)
     return forks
 
