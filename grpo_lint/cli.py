@@ -386,8 +386,8 @@ def console() -> None:
         code: object = 0
     except SystemExit as done:
         code = done.code
-    if code is not None and not isinstance(code, int):
-        raise SystemExit(code)  # a message to print: Python's own exit prints it
+    if (code is not None and not isinstance(code, int)) or sys.getprofile() is not None or sys.gettrace() is not None:
+        raise SystemExit(code)  # a message to print, or a profiler or debugger that reports at exit: Python's exit
     import atexit
 
     try:

@@ -27,7 +27,7 @@ from grpo_lint.lint import (
 from grpo_lint.options import Options
 from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
-from grpo_lint.sources.reading import inside, present, read_file, read_head
+from grpo_lint.sources.reading import inside, present, read_file, read_head, real_path
 from grpo_lint.workspace import Candidate, Workspace, build
 
 if TYPE_CHECKING:
@@ -50,9 +50,16 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
 def lint_workspace(workspace: Workspace, options: Options) -> Report:
     """Lint the workspace's candidates with what it has read of the repository so far (the editor's server
     keeps one workspace across edits)."""
-    from grpo_lint.sources.reading import forget_folders
+    from grpo_lint.sources.reading import end_run, forget_folders
 
     forget_folders()
+    try:
+        return _lint_workspace(workspace, options)
+    finally:
+        end_run()
+
+
+def _lint_workspace(workspace: Workspace, options: Options) -> Report:
     candidates = workspace.candidates
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
@@ -71,14 +78,12 @@ def lint_workspace(workspace: Workspace, options: Options) -> Report:
         elif kinds[index] == "shell":
             results[index] = guarded(candidate.display, options, lint_candidate, candidate, options, "shell", workspace)
             for source in results[index].sources:
-                linked.setdefault(os.path.realpath(source), candidate.display)
-    others = _Launchers(
-        workspace, {os.path.realpath(c.path) for c, k in zip(candidates, kinds, strict=True) if k == "shell"}
-    )
+                linked.setdefault(real_path(source), candidate.display)
+    others = _Launchers(workspace, {real_path(c.path) for c, k in zip(candidates, kinds, strict=True) if k == "shell"})
     for index, candidate in enumerate(candidates):
         if index in results:
             continue
-        script = linked.get(os.path.realpath(candidate.path))
+        script = linked.get(real_path(candidate.path))
         if script is not None:
             results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
             continue
@@ -252,7 +257,7 @@ class _Launchers:
                 if _KINDS.get(os.path.splitext(name)[1].lower()) != "shell":
                     continue
                 path = root / name
-                if os.path.realpath(path) in self.linted or not inside(path, root):
+                if real_path(path) in self.linted or not inside(path, root):
                     continue
                 data = read_file(path, MAX_SCRIPT_BYTES)
                 if not isinstance(data, ReadProblem):
@@ -263,7 +268,7 @@ class _Launchers:
         """The config's diagnostics when a script launches it, as that script's run sees it."""
         if not self.workspace.files or candidate.path.suffix.lower() not in (".yaml", ".yml", ".json"):
             return None
-        wanted = os.path.realpath(candidate.path)
+        wanted = real_path(candidate.path)
         needle = os.fsencode(candidate.path.name)
         for path, data in self.scripts():
             if needle not in data:
@@ -273,7 +278,7 @@ class _Launchers:
             if result is None:
                 result = lint_candidate(Candidate(path, display, False), options, "shell", self.workspace)
                 self._linted[path] = result
-            sources = {os.path.realpath(s): s for s in result.sources}
+            sources = {real_path(s): s for s in result.sources}
             if wanted not in sources:
                 continue
             shown = sources[wanted]

@@ -221,7 +221,9 @@ def _program(
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             return launch
     framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app
-    entry = None if framework_own else _hydra_entry(target, first in ("-m", "--module"), places)
+    # The repository file it runs, looked up once (framework_own: looked up below, if at all).
+    ran = None if places is None or framework_own else _repository_script(target, first in ("-m", "--module"), places)
+    entry = None if framework_own else _hydra_entry(ran, places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)
@@ -240,7 +242,10 @@ def _program(
         return _launch(command, "trl", "train", launcher, args[1:], world, unknown)._replace(entry=TRL_CLI)
     is_trl = target in _TRL_GRPO_MODULES or target_path.endswith("trl/scripts/grpo.py")
     module = first in ("-m", "--module") and not is_trl
-    script = _repository_script(target, module, places) if places is not None and not is_trl else None
+    if places is None or is_trl:
+        script = None
+    else:
+        script = ran if not framework_own else _repository_script(target, module, places)
     modules = places.modules if places is not None else None
     program = modules.program(script) if script is not None and modules is not None else None
     by_config = not is_trl and any(w.text.split("=", 1)[0] == "--config" for w in args)
@@ -315,11 +320,7 @@ def _copy_entry(command: Command, places: Places | None) -> Any:
     than the repository root (a copy in a sibling project never runs another project's script)."""
     if places is None or places.modules is None:
         return None
-    copies = [
-        name[: -len(_COPY_MAIN)].rstrip("/")
-        for name in places.modules.files
-        if name == _COPY_MAIN or name.endswith("/" + _COPY_MAIN)
-    ]
+    copies = places.modules.copies_of(_COPY_MAIN)
     if not copies:
         return None
     chosen = _copy_for(command, places, copies)
@@ -410,12 +411,10 @@ def _missing_script(written: str, places: Places) -> bool:
     return not any(name == path or name.endswith("/" + path) for name in places.modules.files)
 
 
-def _hydra_entry(target: str, module: bool, places: Places | None) -> Any:
-    """The repository's own Hydra application that runs verl, when the command runs one."""
-    if places is None or places.modules is None:
-        return None
-    script = _repository_script(target, module, places)
-    if script is None:
+def _hydra_entry(script: Path | None, places: Places | None) -> Any:
+    """The repository's own Hydra application that runs verl, when the command runs one (`script`: the repository
+    file it runs)."""
+    if places is None or places.modules is None or script is None:
         return None
     from grpo_lint.launch.entries import hydra_entry
 
@@ -717,17 +716,18 @@ def find_file(path: str, places: Places) -> Path | Outside | None:
     grpo-lint read, and print, files of the machine it runs on."""
     from grpo_lint.sources.reading import inside, is_regular
 
-    candidate = Path(path)
-    found: list[Path] = [candidate] if candidate.is_absolute() else [base / path for base in places.bases()]
+    # (Looked up as text, and a Path made only of what is found: a repository's thousands of scripts each name a
+    # file or two, from half a dozen folders.)
+    found = (path,) if os.path.isabs(path) else (os.path.join(base, path) for base in places.bases())
     outside: Outside | None = None
     for file in found:
         if not is_regular(file):
             continue
         if not inside(file, places.root):
-            outside = outside or Outside(file)
+            outside = outside or Outside(Path(file))
             continue
         shown = os.path.relpath(file)  # as the user sees it from the current directory
-        return Path(shown) if not shown.startswith("..") else file
+        return Path(shown) if not shown.startswith("..") else Path(file)
     return outside
 
 

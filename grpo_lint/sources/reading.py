@@ -153,18 +153,38 @@ def too_large(size: int | None, limit: int) -> ReadProblem:
 
 
 def inside(path: Path | str, root: Path | str) -> bool:
-    """Whether `path`, with every symlink followed, lies in the folder `root`. The real path of the file's folder is
-    kept for the run (a repository's thousands of files share a few hundred folders); the file itself is followed
-    each time it is a link."""
+    """Whether `path`, with every symlink followed, lies in the folder `root`."""
     try:
-        folder, name = os.path.split(os.path.abspath(path))
-        real = os.path.join(_real_folder(folder), name)
-        if os.path.islink(real):
-            real = os.path.realpath(real)
+        real = real_path(path)
         base = _real_root(str(root))
     except (OSError, ValueError):
         return False
     return real == base or real.startswith(base.rstrip(os.sep) + os.sep)
+
+
+def absolute(path: Path | str) -> str:
+    """`os.path.abspath(path)`, with the working directory read once per run (abspath asks the system each time)."""
+    path = os.fspath(path)
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    return os.path.normpath(os.path.join(_CWD or os.getcwd(), path))
+
+
+def relative_to(path: Path | str, root: Path | str) -> str:
+    """`os.path.relpath(path, root)`, the working directory read once per run."""
+    return os.path.relpath(absolute(path), absolute(root))
+
+
+_CWD: str | None = None
+
+
+def real_path(path: Path | str) -> str:
+    """`os.path.realpath(path)`, with the real path of the file's folder kept for the run (a repository's thousands of
+    files share a few hundred folders, and realpath looks at every folder above a file each time); the file itself
+    is followed each time it is a link."""
+    folder, name = os.path.split(absolute(path))
+    real = os.path.join(_real_folder(folder), name)
+    return os.path.realpath(real) if os.path.islink(real) else real
 
 
 @lru_cache(maxsize=4096)
@@ -173,9 +193,18 @@ def _real_folder(folder: str) -> str:
 
 
 def forget_folders() -> None:
-    """A new run: folders may have changed since the last one (a long-lived editor session)."""
+    """A new run: folders may have changed since the last one (a long-lived editor session). The working directory is
+    read now and kept until `end_run`."""
+    global _CWD
+    _CWD = os.getcwd()
     _real_folder.cache_clear()
     _real_root.cache_clear()
+
+
+def end_run() -> None:
+    """The run is over: the working directory is read again each time (a caller may change it)."""
+    global _CWD
+    _CWD = None
 
 
 @lru_cache(maxsize=8)

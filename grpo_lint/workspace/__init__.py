@@ -161,6 +161,8 @@ class Workspace:
 
     def vendored_project(self, path: str | Path) -> tuple[str, str] | None:
         """(folder, library) of the vendored project a file belongs to, if any."""
+        if not self.vendored_projects:
+            return None
         relative = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
         for folder, library in self.vendored_projects.items():
             if relative.startswith(folder):
@@ -186,6 +188,8 @@ class Workspace:
 
     def fork_containing(self, path: str | Path) -> Fork | None:
         """The framework copy a file belongs to (its own sources are not user configs)."""
+        if not self.forks:
+            return None
         relative = self.relative(path)
         for fork in self.forks.values():
             if relative.startswith(fork.package + "/"):

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
     from grpo_lint.sources.python_index import Imported, PythonIndex
 
+_KEPT_FILE_BYTES = 64 * 1024  # a Python file this small is kept once read, up to _KEPT_BYTES for the run
+_KEPT_BYTES = 16 * 1024 * 1024
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
 # Packages whose argument classes the field tables cover (their fields are the framework's own keys).
 _FRAMEWORK_PACKAGES = ("trl", "transformers", "unsloth")
@@ -79,6 +81,9 @@ class Modules:
         self._programs: dict[str, Program | None] = {}
         self._mentions: dict[bytes, bool] = {}
         self._identifiers: frozenset[bytes] | None = None
+        self._bytes: dict[str, bytes | None] = {}  # small files read so far (see bytes_of)
+        self._copies: dict[str, list[str]] = {}
+        self._kept = 0
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
         self.compositions: dict[object, object] = {}
         self.config_files: dict[Path, object] = {}
@@ -110,12 +115,32 @@ class Modules:
         self.hydra_entries.clear()
 
     def bytes_of(self, relative: str) -> bytes | None:
-        """A Python file of the repository as bytes, or None when it cannot be read (too large, outside, gone)."""
+        """A Python file of the repository as bytes, or None when it cannot be read (too large, outside, gone). The
+        small ones are kept for the run, up to a budget (a launched script is looked at for a Hydra app and then for
+        what it trains)."""
+        if relative in self._bytes:
+            return self._bytes[relative]
         from grpo_lint.sources.document import ReadProblem
         from grpo_lint.sources.reading import read_file
 
         data = read_file(self.root / relative, MAX_PYTHON_BYTES, within=self.root)
-        return None if isinstance(data, ReadProblem) else data
+        found = None if isinstance(data, ReadProblem) else data
+        size = len(found or b"")
+        if size <= _KEPT_FILE_BYTES and self._kept + size <= _KEPT_BYTES:
+            self._bytes[relative] = found
+            self._kept += size
+        return found
+
+    def copies_of(self, main: str) -> list[str]:
+        """The folders that hold a file at `main` (`verl/trainer/main_ppo.py`): "" for the root, else `third_party/x`.
+        Looked for once per run (every launch of verl asks)."""
+        found = self._copies.get(main)
+        if found is None:
+            ending = "/" + main
+            found = self._copies[main] = [
+                name[: -len(main)].rstrip("/") for name in self.files if name == main or name.endswith(ending)
+            ]
+        return found
 
     def mentions(self, needle: bytes) -> bool:
         """Whether any Python file of the repository holds `needle` (a byte search, once per needle)."""
@@ -143,8 +168,9 @@ class Modules:
         return code.index if code is not None else None
 
     def relative(self, path: str | Path) -> str | None:
-        absolute = os.path.abspath(path)
-        relative = os.path.relpath(absolute, self.root).replace(os.sep, "/")
+        from grpo_lint.sources.reading import relative_to
+
+        relative = relative_to(path, self.root).replace(os.sep, "/")
         return None if relative.startswith("..") else relative
 
     # --- modules ---------------------------------------------------------------------------------
@@ -460,8 +486,6 @@ class Modules:
             frozenset(facts.flags),
             keeps,
         )
-
-
 
 
 def _shared(a: list[str], b: list[str]) -> int:
