@@ -16,6 +16,7 @@ from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import MAX_SCRIPT_BYTES
 from grpo_lint.lint import (
     finish,
+    judged_anyway,
     lint_config,
     lint_document,
     lint_python,
@@ -353,7 +354,14 @@ def lint_candidate(
     if not present(candidate.path):
         return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
     if kind == "config":
-        parsed = yaml_reader.read(candidate.path, candidate.display)
+        text = yaml_reader.read_decoded(candidate.path)
+        if not judged_anyway(candidate.explicit, options) and not isinstance(text, ReadProblem) and text.strip():
+            from grpo_lint.frameworks.detect import may_be_detected
+
+            if not may_be_detected(text):  # another tool's config: what parsing it would conclude, without parsing
+                return FileResult(candidate.display, "skipped", text=text, note="no GRPO key")
+        fmt = "json" if candidate.path.suffix.lower() == ".json" else "yaml"
+        parsed = text if isinstance(text, ReadProblem) else yaml_reader.parse(text, candidate.display, fmt)
         return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
     text = yaml_reader.read_decoded(candidate.path)
     if isinstance(text, ReadProblem):

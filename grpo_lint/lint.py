@@ -29,10 +29,6 @@ if TYPE_CHECKING:
     from grpo_lint.sources.shell import Command, Script, Word
     from grpo_lint.workspace import Workspace
 
-# A file found by walking a directory (or passed by a pre-commit hook) that cannot be parsed is
-# reported only when its text looks like a GRPO config; any other broken YAML is not ours to judge.
-_LOOKS_LIKE_GRPO = lazy(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
-
 
 def selected(code: str, options: Options) -> bool:
     """--select / --ignore by code or code prefix (GRPO1 = every GRPO1xx)."""
@@ -56,15 +52,25 @@ def target_for(
 # --- configs ---------------------------------------------------------------------------------
 
 
+def judged_anyway(explicit: bool, options: Options) -> bool:
+    """Whether a config is judged whatever its keys say: the user names the framework, or names the file (unless
+    the names come from a hook's `--only-configs`)."""
+    return options.framework is not None or (explicit and not options.only_configs)
+
+
 def lint_config(
     parsed: Document | ReadProblem | None, display: str, explicit: bool, options: Options, workspace: Workspace | None
 ) -> FileResult:
-    judge_anyway = options.framework is not None or (explicit and not options.only_configs)
+    judge_anyway = judged_anyway(explicit, options)
     if parsed is None:
         return FileResult(display, "skipped", note="empty")
     if isinstance(parsed, ReadProblem):
         not_mapping = parsed.message.startswith("top level is")
-        grpo_like = parsed.grpo if parsed.grpo is not None else bool(_LOOKS_LIKE_GRPO.search(parsed.text))
+        # (a file found by a walk, or passed by a pre-commit hook, that cannot be parsed is reported only when its text
+        # looks like a GRPO config: any other broken YAML is not ours to judge)
+        from grpo_lint.frameworks.detect import LOOKS_LIKE_GRPO
+
+        grpo_like = parsed.grpo if parsed.grpo is not None else bool(LOOKS_LIKE_GRPO.search(parsed.text))
         if not judge_anyway and (not_mapping or not grpo_like):
             reason = "not a mapping" if not_mapping else "unreadable, and nothing in it looks like a GRPO config"
             return finish(FileResult(display, "skipped", note=reason), options)

@@ -146,3 +146,24 @@ def test_the_sole_match_skips_only_candidates_that_cannot_change_it(word, candid
     from grpo_lint.frameworks.fields import sole_match
 
     assert sole_match(word, candidates) == _sole_match_scoring_every_candidate(word, candidates)
+
+
+OTHER_WORDS = st.sampled_from([
+    "model", "name", "epochs", "lr", "batch", "depth", "learning_rate", "seed", "output_dir", "bf16", "trainer",
+    "data", "num_generation", "numgenerations", "per_device_train_batch_size", "logging_steps", "foo", "rollout",
+    "actor_rollout_ref", "distributed_type", "train_iters", "max_steps", "top_p", "GRPO", "Num_Generations",
+])  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(OTHER_WORDS | KEYS, VALUES | st.dictionaries(OTHER_WORDS, SCALARS, max_size=3), max_size=6))
+def test_a_config_passed_over_by_its_words_is_one_detect_skips(config):
+    """What a walk passes over unparsed (`may_be_detected` false) is a file `detect` finds no framework in."""
+    from grpo_lint.frameworks.detect import detect, may_be_detected
+    from grpo_lint.sources.document import Document
+    from grpo_lint.sources.yaml_reader import read_text
+
+    text = yaml.safe_dump(config)
+    parsed = read_text(text, "found.yaml")
+    if not may_be_detected(text):
+        assert not isinstance(parsed, Document) or detect(parsed).framework is None, text

@@ -701,3 +701,33 @@ def test_a_transformers_bound_keeps_the_releases_it_admits_and_never_overrides_a
     assert pin.version == Version("0.18.2")
     pin = chosen({"requirements.txt": "transformers==4.49.0\nnumpy\n"})
     assert pin.version == Version("0.17.0") and pin.provenance.startswith("TRL (no release stated), bounded by")
+
+
+def test_another_tools_config_found_by_a_walk_is_passed_over_by_its_words_and_a_near_miss_is_not(
+    tmp_path, monkeypatch, uninstalled
+):
+    """A walk finds thousands of other tools' configs in a large repository: one whose words hold no GRPO key, no
+    verl section and fewer than two training arguments is skipped unparsed, as parsing it would conclude; a file
+    whose only GRPO evidence is a misspelt key among training arguments is still parsed and reported."""
+    from grpo_lint.sources import yaml_reader
+
+    write(tmp_path, {
+        "requirements.txt": "trl==0.19.1\n",
+        "tools/resnet.yaml": "model:\n  name: resnet50\n  depth: 4\ntrain:\n  epochs: 10\n  lr: 0.01\n",
+        "tools/broken.yaml": "model: [unclosed\n",
+        "runs/typo.yaml": "learning_rate: 1.0e-6\nper_device_train_batch_size: 4\nnum_generation: 4\n",
+    })  # fmt: skip
+    parsed: list[str] = []
+    real_parse = yaml_reader.parse
+    monkeypatch.setattr(
+        yaml_reader, "parse", lambda text, display, fmt: parsed.append(display) or real_parse(text, display, fmt)
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    assert notes(report)["tools/resnet.yaml"] == "no GRPO key"
+    assert notes(report)["tools/broken.yaml"] == "no GRPO key"
+    assert not [p for p in parsed if "tools/" in p]  # passed over by their words: never parsed
+    statuses = {Path(f["path"]).as_posix().removeprefix("./"): f["status"] for f in report["summary"]["files"]}
+    assert statuses["runs/typo.yaml"] == "linted" and codes(report, "runs/typo.yaml")  # the near miss: parsed, judged
+    assert "runs/typo.yaml" in [p.removeprefix("./") for p in parsed]
+    lint(tmp_path, monkeypatch, "tools/resnet.yaml")  # named on the command line: judged as named, so parsed
+    assert "tools/resnet.yaml" in [p.removeprefix("./") for p in parsed]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
+from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document
 
@@ -104,6 +106,33 @@ def _another_programs(keys: set[str]) -> str | None:
         return None
     shared = ", ".join(sorted(evidence))
     return f"only {shared} of GRPO's keys, among keys of another program ({len(keys) - len(known)} of {len(keys)})"
+
+
+@cache
+def _training_keys() -> frozenset[str]:
+    """Keys of TRL's or ms-swift's arguments (two of them make a near miss of a GRPO key count, see _near_grpo_key)."""
+    from grpo_lint.frameworks.trl.fields import trl_table
+
+    return frozenset(trl_table().specs) | _only_keys()[1]
+
+
+_STRONG_KEYS = GRPO_KEYS | VERL_SECTIONS | ACCELERATE_KEYS | MEGATRON_KEYS | {"rlhf_type"}
+_WORD = lazy(r"[A-Za-z_][A-Za-z0-9_.-]*")
+# Text that looks like a GRPO config even where it does not parse (an unreadable file is reported only then).
+LOOKS_LIKE_GRPO = lazy(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
+
+
+def may_be_detected(text: str) -> bool:
+    """Whether `detect` could find a framework in this text, judged from its words before it is parsed: every key
+    of a file is one of its words, so a text with no word of GRPO's keys, verl's sections, accelerate's or
+    Megatron's keys or `rlhf_type`, and fewer than two words of TRL's or ms-swift's arguments, is a file `detect`
+    skips for "no GRPO key" (a walk of a large repository finds thousands of other tools' configs)."""
+    if LOOKS_LIKE_GRPO.search(text):
+        return True
+    found = set(_WORD.findall(text))
+    if found & _STRONG_KEYS:
+        return True
+    return len(found & _training_keys()) >= 2
 
 
 def detect(document: Document) -> Detection:
