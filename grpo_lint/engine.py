@@ -121,6 +121,8 @@ def _parse_python_ahead(
         text = yaml_reader.read_decoded(candidate.path)
         if notebook and not isinstance(text, ReadProblem):
             text = _notebook_code(text)  # its JSON decoded once, here: its lint reuses it
+        elif isinstance(text, str):
+            workspace.read_ahead[candidate.display] = text  # its lint reads it from here, not from the disk again
         explicit = candidate.explicit and reason is None  # a framework's code is linted as if found
         if text is None or isinstance(text, ReadProblem) or (not explicit and not_worth_parsing(text, relative)):
             continue
@@ -363,7 +365,8 @@ def lint_candidate(
         fmt = "json" if candidate.path.suffix.lower() == ".json" else "yaml"
         parsed = text if isinstance(text, ReadProblem) else yaml_reader.parse(text, candidate.display, fmt)
         return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
-    text = yaml_reader.read_decoded(candidate.path)
+    ahead = workspace.read_ahead.pop(candidate.display, None) if workspace is not None else None
+    text = ahead if ahead is not None else yaml_reader.read_decoded(candidate.path)
     if isinstance(text, ReadProblem):
         if kind == "python" and not candidate.explicit:
             # a Python file a walk found that is not text (NUL padding, another encoding): not a config, and

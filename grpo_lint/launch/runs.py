@@ -29,6 +29,7 @@ from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
+from grpo_lint.sources.reading import real_path
 from grpo_lint.sources.shell import Command, Script, Word, parse
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def read_script(
     variables a calling script exports; `calls`: the scripts that led here (a cycle is not followed);
     `arguments`: the words a calling script runs it with (its `$@`)."""
     script = parse(text, path, environment, arguments)
-    places = Places(Path(path).resolve().parent, root, modules)
+    places = Places(Path(real_path(path)).parent, root, modules)
     result = ScriptRuns(script)
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
     # the comment: they are what the run means, and what it runs once the comment is moved.

@@ -172,7 +172,10 @@ def absolute(path: Path | str) -> str:
 
 def relative_to(path: Path | str, root: Path | str) -> str:
     """`os.path.relpath(path, root)`, the working directory read once per run."""
-    return os.path.relpath(absolute(path), absolute(root))
+    full, base = absolute(path), absolute(root).rstrip(os.sep)
+    if full.startswith(base + os.sep):
+        return full[len(base) + 1 :]  # (below the root, as nearly every file asked about is)
+    return os.path.relpath(full, base or os.sep)
 
 
 _CWD: str | None = None

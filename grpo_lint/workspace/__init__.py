@@ -44,6 +44,7 @@ class Workspace:
         self._files = files  # every file of the repository, relative to the root (None: not read yet)
         self._complete = files is not None
         self.candidates = candidates
+        self.read_ahead: dict[str, str] = {}  # Python files read before their lint this run, by display name
 
     @property
     def files(self) -> list[str]:
@@ -182,8 +183,9 @@ class Workspace:
 
     def relative(self, path: str | Path) -> str:
         """A path relative to the root, with `/` separators ('' outside the root)."""
-        absolute = os.path.abspath(path)
-        relative = os.path.relpath(absolute, self.root)
+        from grpo_lint.sources.reading import relative_to
+
+        relative = relative_to(path, self.root)
         return "" if relative.startswith("..") else relative.replace(os.sep, "/")
 
     def fork_containing(self, path: str | Path) -> Fork | None:
