@@ -167,3 +167,19 @@ def test_a_config_passed_over_by_its_words_is_one_detect_skips(config):
     parsed = read_text(text, "found.yaml")
     if not may_be_detected(text):
         assert not isinstance(parsed, Document) or detect(parsed).framework is None, text
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["verl", "trl", "a b", "x", "main_ppo.py", "rlhf.py", "grpo_config.pyx"]), max_size=3
+        ).map(lambda parts: "/".join(parts)),
+        max_size=25,
+    ).map(lambda names: sorted({n for n in names if n}))
+)
+def test_the_files_named_like_a_copys_markers_are_found_by_one_search_each(files):
+    from grpo_lint.workspace import forks
+
+    one_by_one = [name for name in files if name.rpartition("/")[2] in forks._MARKER_NAMES]
+    assert forks._named_like_markers(files) == one_by_one

@@ -24,6 +24,7 @@ _MARKERS = {
     "swift": ("cli/rlhf.py",),
 }
 _PACKAGE = {"verl": "verl", "openrlhf": "openrlhf", "trl": "trl", "swift": "swift"}
+_MARKER_NAMES = frozenset(marker.rpartition("/")[2] for markers in _MARKERS.values() for marker in markers)
 _MAX_SOURCE = 4 * 1024 * 1024
 _VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
 
@@ -32,11 +33,7 @@ def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
     """The shallowest copy of each framework among the repository's files."""
     present: set[str] | None = None
     forks: dict[str, Fork] = {}
-    last = {marker.rpartition("/")[2] for markers in _MARKERS.values() for marker in markers}
-    endings = (*last, *(f"/{name}" for name in last))
-    for name in files:
-        if not name.endswith(endings) or name.rpartition("/")[2] not in last:
-            continue  # (most files: one test of their ending, not one per marker)
+    for name in _named_like_markers(files):
         for framework, markers in _MARKERS.items():
             if framework in forks:
                 continue
@@ -47,6 +44,20 @@ def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
                     present = set(files) if present is None else present
                     forks[framework] = _read_fork(framework, root, package, present)
     return forks
+
+
+def _named_like_markers(files: list[str]) -> list[str]:
+    """The files whose name is the last part of a marker, in the order of `files`: found by searching the list as
+    one text for each such name (a monorepo lists 10,000s of files, a handful of them named `main_ppo.py`)."""
+    joined = "\0" + "\0".join(files) + "\0"
+    found: set[int] = set()
+    for last in _MARKER_NAMES:
+        for needle in (f"/{last}\0", f"\0{last}\0"):
+            at = joined.find(needle)
+            while at >= 0:
+                found.add(joined.rfind("\0", 0, at) + 1 if needle[0] == "/" else at + 1)
+                at = joined.find(needle, at + 1)
+    return [joined[start : joined.index("\0", start)] for start in sorted(found)]
 
 
 def fork_sources(forks: dict[str, Fork]) -> tuple[str, ...]:

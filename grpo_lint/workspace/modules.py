@@ -74,7 +74,8 @@ class Modules:
 
     def __init__(self, root: Path, files: list[str], complete: bool = False) -> None:
         self.root = root
-        self.files = [f for f in files if f.endswith(".py")]
+        self._all = files
+        self._python: list[str] | None = None
         self.complete = complete  # every Python file of the repository is in `files`
         self._codes: dict[str, PythonFile | None] = {}
         self._suffixes: dict[str, list[str]] | None = None
@@ -88,6 +89,13 @@ class Modules:
         self.compositions: dict[object, object] = {}
         self.config_files: dict[Path, object] = {}
         self.hydra_entries: dict[str, object] = {}  # entry file -> grpo_lint.launch.entries.HydraEntry or None
+
+    @property
+    def files(self) -> list[str]:
+        """The repository's Python files (picked from its file list when first asked for)."""
+        if self._python is None:
+            self._python = [f for f in self._all if f.endswith(".py")]
+        return self._python
 
     def code(self, relative: str, text: str | None = None) -> PythonFile | None:
         """The module read once for the whole run (grpo_lint.sources.python_code), or None when it is not
