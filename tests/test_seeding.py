@@ -45,6 +45,23 @@ def test_a_constant_seed_reseeded_per_rank_before_anything_random_is_fine():
     assert codes(early.replace("noise = torch.rand(10)", "order = torch.randperm(10)") + TRAIN) == []
 
 
+def test_a_seed_drawn_from_a_stream_seeded_per_rank_is_per_rank():
+    """`torch.manual_seed(np.random.randint(1 << 31))` is as per-rank as numpy's stream was: seeded with the rank, or
+    not seeded at all (each process starts from the system's entropy), the draw differs on every rank; seeded with
+    one value for all, it is the same."""
+    numpy = DDP + "import numpy as np\n"
+    draw = "torch.manual_seed(np.random.randint(1 << 31))\n"
+    per_rank = numpy + "np.random.seed((seed * dist.get_world_size() + dist.get_rank()) % (1 << 31))\n" + draw
+    assert codes(per_rank + TRAIN) == []
+    assert codes(numpy + draw + TRAIN) == []  # never seeded here: entropy, different per process
+    assert ("GRPO301", 6) in codes(numpy + "np.random.seed(1234)\n" + draw + TRAIN)
+    shared = numpy + "from transformers import set_seed\nset_seed(42)\n" + draw  # seeds numpy with 42 everywhere
+    assert codes(shared + TRAIN) == [("GRPO301", 7)]
+    python = DDP + "import random\nrandom.seed(dist.get_rank())\ntorch.manual_seed(random.randint(0, 2**31))\n"
+    assert codes(python + TRAIN) == []
+    assert ("GRPO301", 6) in codes(python.replace("random.seed(dist.get_rank())", "random.seed(0)") + TRAIN)
+
+
 def test_a_seed_in_a_function_that_builds_data_is_meant_to_be_shared():
     build = "import random\ndef get_data(rows):\n    random.seed(233)\n    return random.sample(rows, 10)\n"
     assert codes(DDP + build + TRAIN) == []  # every rank must build the same data

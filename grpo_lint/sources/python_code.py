@@ -83,6 +83,13 @@ _RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_n
 # Draws from the global streams or uses of them: generation, sampling, a training step (dropout). A data
 # order drawn with `shuffle`, `permutation` or `randperm` is not one: every rank must draw the same order before
 # it takes its shard (minimind's `42 + epoch`, a train/eval split), so a seed shared by all ranks is meant there.
+# Draws of Python's and numpy's global streams that a seed may be taken from (`np.random.randint(1 << 31)`).
+_DRAWS = frozenset({
+    "randint", "random", "rand", "randn", "randrange", "getrandbits", "random_sample", "random_integers", "uniform",
+    "choice",
+})  # fmt: skip
+# Seeding functions that seed Python's, numpy's and torch's streams at once.
+_SEEDS_ALL = frozenset({"set_seed", "seed_everything", "enable_full_determinism"})
 _RANDOM_CALLS = frozenset({
     "generate", "infer", "multinomial", "bernoulli", "rand", "randn", "randint", "rand_like",
     "randn_like", "randint_like", "normal", "choice", "choices", "sample", "uniform", "random",
@@ -845,7 +852,7 @@ class _Visitor(ast.NodeVisitor):
     def _seed(self, node: ast.Call, name: str) -> None:
         argument = node.args[0] if node.args else node.keywords[0].value
         device_specific = _device_specific(node)
-        rank_aware = device_specific or self._rank(argument)
+        rank_aware = device_specific or self._rank(argument) or self._drawn_per_rank(argument)
         param = argument.id if isinstance(argument, ast.Name) and argument.id in self.scope.params else None
         order = self._seeding_event(rank_aware)
         self.seeds.append(
@@ -862,11 +869,32 @@ class _Visitor(ast.NodeVisitor):
             )
         )
 
+    def _drawn_per_rank(self, value: ast.AST) -> bool:
+        """A seed drawn from Python's or numpy's global stream (`torch.manual_seed(np.random.randint(1 << 31))`): the
+        same on every rank only where that stream was last seeded, before it and in this function or at the module's
+        top, with one value for every rank. Seeded per rank (`np.random.seed(seed * world + rank)`), or not seeded
+        where the file shows it (each process then starts from the system's entropy), the draw differs per rank."""
+        if not isinstance(value, ast.Call):
+            return False
+        name = dotted(value.func)
+        if name.rpartition(".")[2] not in _DRAWS:
+            return False
+        stream = self._stream(name)
+        if not stream:
+            return False  # torch's own stream, or a generator of its own: judged as before
+        scopes = (self.scope.id, 0)
+        earlier = [
+            seed
+            for seed in self.seeds
+            if seed.scope in scopes and (seed.stream == stream or seed.name.rpartition(".")[2] in _SEEDS_ALL)
+        ]
+        return not earlier or earlier[-1].rank_aware
+
     def _helper(self, node: ast.Call, name: str) -> None:
         """A call of a function that seeds (by its name): judged once the function is resolved."""
         arguments = [*node.args, *[k.value for k in node.keywords if k.arg not in ("device_specific",)]]
         device_specific = _device_specific(node)
-        rank_aware = device_specific or any(self._rank(a) for a in arguments)
+        rank_aware = device_specific or any(self._rank(a) or self._drawn_per_rank(a) for a in arguments)
         written = ", ".join(self._source(a) for a in arguments)
         param = next((a.id for a in arguments if isinstance(a, ast.Name) and a.id in self.scope.params), None)
         order = self._seeding_event(rank_aware)
