@@ -217,3 +217,46 @@ def test_the_composer_follows_what_hydra_reports(tmp_path):
     (tmp_path / "link.yaml").write_text("../verl/trainer/config/ppo_trainer.yaml")  # a symlink kept as a file
     with pytest.raises(Unresolved):
         compose([tmp_path], "link", [], load)
+
+
+def test_a_defaults_list_interpolates_the_options_chosen_for_config_groups(tmp_path):
+    """verl's trainer config (main, 2026) chooses `- model_engine: dp` and then `- actor@actor_rollout_ref.actor:
+    ${model_engine}_actor`: the option chosen for a group, on the command line or in the list, names another
+    group's option. grpo-lint composes what hydra-core composes, and fails where it fails."""
+    for folder in ("model_engine", "actor"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "model_engine" / "dp.yaml").write_text("name: dp\n")
+    (tmp_path / "model_engine" / "megatron.yaml").write_text("name: megatron\n")
+    (tmp_path / "model_engine" / "vllm.yaml").write_text("name: vllm\n")  # no vllm_actor: composing it fails
+    (tmp_path / "actor" / "dp_actor.yaml").write_text("strategy: fsdp\n")
+    (tmp_path / "actor" / "megatron_actor.yaml").write_text("strategy: megatron\ntp: 1\n")
+    (tmp_path / "main.yaml").write_text(
+        "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n  - _self_\n"
+        "trainer:\n  n_gpus_per_node: 8\n"
+    )
+    load = lambda p: load_plain(p.read_text())  # noqa: E731
+    from grpo_lint.launch.compose_entry import _overrides as to_overrides
+    from grpo_lint.sources.hydra_overrides import parse_overrides
+    from grpo_lint.sources.shell import parse
+
+    for overrides, fails, strategy in (
+        ([], False, "fsdp"),
+        (["model_engine=megatron"], False, "megatron"),
+        (["model_engine=megatron", "actor_rollout_ref.actor.tp=2"], False, "megatron"),
+        (["actor_rollout_ref.actor.tp=2"], True, None),  # dp_actor has no tp
+        (["model_engine=vllm"], True, None),
+    ):
+        words = parse("python x.py " + " ".join(overrides), "x.sh").commands[0].words[2:]
+        try:
+            composed = compose([tmp_path], "main", to_overrides(parse_overrides(words)), load)
+        except ComposeError:
+            ours_fail = True
+        else:
+            ours_fail = False
+            assert composed.flat()["actor_rollout_ref.actor.strategy"] == strategy
+        theirs, _keys = hydra_result(tmp_path, "main", overrides, tmp_path)
+        assert (ours_fail, theirs) == (fails, fails), overrides
+    # A name no group chooses: not followed (grpo-lint says nothing rather than guess).
+    (tmp_path / "odd.yaml").write_text("defaults:\n  - actor@a: ${engine}_actor\n")
+    with pytest.raises(Unresolved):
+        compose([tmp_path], "odd", [], load)

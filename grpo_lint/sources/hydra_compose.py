@@ -29,10 +29,12 @@ from __future__ import annotations
 import copy
 import os
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 
 _MAX_FILES = 400
@@ -242,6 +244,10 @@ class _Default(Record):
     override: bool
 
 
+# `${name}` in a defaults list's option (the option chosen for the config group `name`).
+_INTERPOLATION = lazy(r"\$\{([^${}]+)\}")
+
+
 def _read_defaults(raw: Any, where: str) -> list[_Default]:
     if raw is None:
         return []
@@ -305,6 +311,8 @@ class _Composer:
         self.config: dict[str, Any] = {}
         self.choices = choices  # group -> options chosen by `override` entries or the command line
         self.used: set[str] = set()
+        # group -> the option chosen for it so far, what `${group}` in a defaults list stands for (Hydra 1.1+)
+        self.known: dict[str, str] = {}
 
     def node(self, config_path: str, content: Any, package: str, depth: int, primary: bool = False) -> None:
         if depth > _MAX_DEPTH:
@@ -319,6 +327,12 @@ class _Composer:
         if not any(d.kind == "self" for d in defaults):
             defaults.append(_Default("self", "", (), None, False, False))
         base = posixpath.dirname(config_path)
+        for default in defaults:  # the choices of this list are known before any of its entries is read
+            if default.kind == "group":
+                key = self._key(default, base)
+                chosen = self.choices.get(key, default.options)
+                if len(chosen) == 1 and "${" not in chosen[0]:
+                    self.known.setdefault(key, chosen[0])
         for default in defaults:
             if default.kind == "self":
                 _merge(self.config, package, own)
@@ -343,14 +357,32 @@ class _Composer:
             package = relative.replace("/", ".")
         self.node(config_path, content, _final_package(parent, package), depth + 1)
 
-    def _group(self, default: _Default, base: str, parent: str, depth: int) -> None:
-        absolute = default.path.startswith("/")
+    @staticmethod
+    def _key(default: _Default, base: str) -> str:
         group = default.path.lstrip("/")
-        group_path = group if absolute or not base else f"{base}/{group}"
-        key = posixpath.normpath(group_path)
+        return posixpath.normpath(group if default.path.startswith("/") or not base else f"{base}/{group}")
+
+    def _interpolated(self, option: str, key: str) -> str:
+        """`${model_engine}_actor` with the option chosen for the group `model_engine` (Hydra's interpolation of
+        config group choices in a defaults list); a name no group of the tree has chosen is not followed."""
+
+        def choice(match: re.Match[str]) -> str:
+            name = match.group(1).strip()
+            if name not in self.known:
+                raise Unresolved(f"'{key}: {option}' interpolates {match.group(0)}, which no config group chooses")
+            return self.known[name]
+
+        return _INTERPOLATION.sub(choice, option)
+
+    def _group(self, default: _Default, base: str, parent: str, depth: int) -> None:
+        group = default.path.lstrip("/")
+        key = self._key(default, base)
         options = self.choices.get(key, default.options)
         if key in self.choices:
             self.used.add(key)
+        options = tuple(self._interpolated(o, key) if "${" in o else o for o in options)
+        if len(options) == 1:
+            self.known[key] = options[0]
         for option in options:
             if option == _MISSING:
                 raise ComposeError(f"You must specify '{key}', e.g, {key}=<OPTION>")
