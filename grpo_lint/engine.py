@@ -317,6 +317,8 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
     return notes
 
 
+_WORDS_FIRST = 256 * 1024  # characters of a found config below which its words are read before it is parsed
+
 _KINDS = {
     ".sh": "shell",
     ".bash": "shell",
@@ -357,7 +359,12 @@ def lint_candidate(
         return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
     if kind == "config":
         text = yaml_reader.read_decoded(candidate.path)
-        if not judged_anyway(candidate.explicit, options) and not isinstance(text, ReadProblem) and text.strip():
+        if (
+            not judged_anyway(candidate.explicit, options)
+            and not isinstance(text, ReadProblem)
+            and text.strip()
+            and len(text) <= _WORDS_FIRST  # (a larger file is data, and reading its words costs what parsing saves)
+        ):
             from grpo_lint.frameworks.detect import may_be_detected
 
             if not may_be_detected(text):  # another tool's config: what parsing it would conclude, without parsing
