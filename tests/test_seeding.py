@@ -62,6 +62,18 @@ def test_a_seed_drawn_from_a_stream_seeded_per_rank_is_per_rank():
     assert ("GRPO301", 6) in codes(python.replace("random.seed(dist.get_rank())", "random.seed(0)") + TRAIN)
 
 
+def test_a_module_imported_only_to_report_its_version_does_not_make_a_script_distributed():
+    """`import accelerate` to log `accelerate.__version__` in a single-device smoke script is no process group; the
+    same import used to build an `Accelerator` is."""
+    script = (
+        "import accelerate\nimport torch\n\ntorch.manual_seed(1234)\nout = model.generate(**inputs)\n"
+        "print({'accelerate': accelerate.__version__, 'out': out})\n"
+    )
+    assert codes(script) == []
+    used = script.replace("torch.manual_seed(1234)\n", "state = accelerate.Accelerator()\ntorch.manual_seed(1234)\n")
+    assert codes(used) == [("GRPO301", 5)]
+
+
 def test_a_seed_in_a_function_that_builds_data_is_meant_to_be_shared():
     build = "import random\ndef get_data(rows):\n    random.seed(233)\n    return random.sample(rows, 10)\n"
     assert codes(DDP + build + TRAIN) == []  # every rank must build the same data

@@ -83,6 +83,8 @@ _RANK_CALLS = frozenset({"get_rank", "get_local_rank", "get_global_rank", "get_n
 # Draws from the global streams or uses of them: generation, sampling, a training step (dropout). A data
 # order drawn with `shuffle`, `permutation` or `randperm` is not one: every rank must draw the same order before
 # it takes its shard (minimind's `42 + epoch`, a train/eval split), so a seed shared by all ranks is meant there.
+# What a script may read of a module only to report it (provenance), not to run with it.
+_PROVENANCE = frozenset({"__version__", "__file__", "__name__"})
 # Draws of Python's and numpy's global streams that a seed may be taken from (`np.random.randint(1 << 31)`).
 _DRAWS = frozenset({
     "randint", "random", "rand", "randn", "randrange", "getrandbits", "random_sample", "random_integers", "uniform",
@@ -386,6 +388,11 @@ class _Visitor(ast.NodeVisitor):
         self.identifiers: set[str] = set()
         self.attributes: set[str] = set()
         self.modules: set[str] = set()
+        # `import accelerate` (a module imported whole, by a name of its own): the name -> the module, and the
+        # attributes read of it (a script that only reports `accelerate.__version__` does not run distributed).
+        self.whole_imports: dict[str, str] = {}
+        self.whole_uses: dict[str, set[str]] = {}
+        self.from_modules: set[str] = set()
         self.strings: set[str] = set()
         self.called: set[str] = set()
         self.experimental_trainer = False
@@ -403,7 +410,9 @@ class _Visitor(ast.NodeVisitor):
     def result(self, path: str) -> PythonFile:
         identifiers, modules = self.identifiers, self.modules
         distributed = bool(identifiers & DISTRIBUTED_NAMES) or bool(self.strings & DISTRIBUTED_STRINGS)
-        distributed = distributed or any(m == d or m.startswith(d + ".") for m in modules for d in DISTRIBUTED_MODULES)
+        distributed = distributed or any(
+            (m == d or m.startswith(d + ".")) and self._module_used(m) for m in modules for d in DISTRIBUTED_MODULES
+        )
         samples = (
             any("grpo" in name.lower() for name in identifiers | modules)
             or "generate" in self.attributes
@@ -582,9 +591,19 @@ class _Visitor(ast.NodeVisitor):
 
     # --- imports -----------------------------------------------------------------------------------
 
+    def _module_used(self, module: str) -> bool:
+        """Whether the file uses a module it imports for more than its version: imported from (`from accelerate import
+        Accelerator`), or imported whole (or under a dotted name) and read for anything but `__version__`."""
+        if module in self.from_modules or "." in module:
+            return True
+        names = [name for name, whole in self.whole_imports.items() if whole == module]
+        return not names or any(self.whole_uses.get(name, set()) - _PROVENANCE for name in names)
+
     def visit_Import(self, node: ast.Import) -> None:
         for alias in node.names:
             self.modules.add(alias.name)
+            if "." not in alias.name:
+                self.whole_imports[alias.asname or alias.name] = alias.name
             if alias.asname:
                 self.imports[alias.asname] = Imported(alias.name, None, 0)
             else:
@@ -597,6 +616,7 @@ class _Visitor(ast.NodeVisitor):
         module = node.module or ""
         if module:
             self.modules.add(module)
+            self.from_modules.add(module)
             if module.startswith("trl.experimental") and any(a.name.endswith("Trainer") for a in node.names):
                 self.experimental_trainer = True
         for alias in node.names:
@@ -617,6 +637,9 @@ class _Visitor(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         self.attributes.add(node.attr)
         self.identifiers.add(node.attr)
+        value = node.value
+        if isinstance(value, ast.Name) and value.id in self.whole_imports:
+            self.whole_uses.setdefault(value.id, set()).add(node.attr)
         if node.attr == "seed" and isinstance(node.ctx, ast.Load):
             self.run_seed = True  # args.seed, config.seed, self.args.seed
         if node.attr.endswith("Trainer") and isinstance(node.ctx, ast.Load):
