@@ -415,6 +415,13 @@ def test_a_reward_file_the_repository_does_not_hold_stops_verl(tmp_path, monkeyp
     write(root, {"scripts/train.sh": run.format(N4=N4, path="third_party/rewards/math.py")})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
+    # a submodule's folder, left empty by a clone without --recursive (verl's own `recipe` is verl-recipe): not shown
+    (root / "third_party" / "rewards").mkdir(parents=True)
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO508"]  # an empty folder of the repository's own: the file is missing
+    write(root, {".gitmodules": '[submodule "rewards"]\n\tpath = third_party/rewards\n\turl = https://x/y.git\n'})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
 
 
 def test_a_config_folder_under_pwd_that_does_not_exist_stops_hydra(tmp_path, monkeypatch):
@@ -690,6 +697,14 @@ def test_a_launch_of_a_script_the_repository_does_not_hold_never_starts(tmp_path
     write(root, {"scripts/run.sh": run.format(script="src/train_grpo.py"), "proj/src/train_grpo.py": TRAIN})
     _, report = lint(root, monkeypatch)
     assert "GRPO508" not in codes(report)
+    # In a submodule's folder (`.gitmodules`): git lists none of its files, so a script there is not shown missing.
+    write(root, {"scripts/run.sh": run.format(script="rl/grpo_main.py")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO508"]
+    write(root, {".gitmodules": '[submodule "rl"]\n  path = rl\n  url = https://x/rl.git\n'})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report)
+    (root / ".gitmodules").unlink()
     # An example or a documentation snippet may name the reader's own script.
     write(root, {"examples/run.sh": run.format(script="grpo_old.py"), "scripts/run.sh": "echo\n"})
     _, report = lint(root, monkeypatch)
@@ -821,6 +836,24 @@ def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_pat
     )
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == []
+    # A config group's choice (`model_engine=veomni`, whose option file sets `model_engine` at the top, as verl's
+    # own does) is read by Hydra when it composes the tree, not by the code: never "set for nothing".
+    engine = CONFIG.replace(
+        "  - actor@actor_rollout_ref.actor: dp_actor",
+        "  - model_engine: dp\n  - actor@actor_rollout_ref.actor: dp_actor",
+    )
+    write(root, {
+        "verl/trainer/config/ppo_trainer.yaml": engine,
+        "verl/trainer/config/model_engine/dp.yaml": "# @package _global_\nmodel_engine: dp\n",
+        "verl/trainer/config/model_engine/veomni.yaml": "# @package _global_\nmodel_engine: veomni\n",
+        "run.sh": f"python3 -m verl.trainer.main_ppo model_engine=veomni {N4}\n",
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    write(root, {"run.sh": f"python3 -m verl.trainer.main_ppo model_engine=nothing {N4}\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO001"]  # an option the group does not have: Hydra stops
+    write(root, {name: files[name] for name in ("run.sh", "verl/trainer/config/ppo_trainer.yaml")})
     # A repository whose Python names none of the keys every verl reads does not hold the code that reads its
     # config (verl installed beside it): nothing is said.
     (root / "verl/trainer/ppo/core_algos.py").unlink()

@@ -408,7 +408,10 @@ def _missing_script(written: str, places: Places) -> bool:
     path = "/".join(p for p in written.split("/") if p not in ("", "."))
     if not path.endswith(".py"):
         return False
-    return not any(name == path or name.endswith("/" + path) for name in places.modules.files)
+    modules = places.modules
+    if modules.submodules and any(modules.in_submodule(Path(base, path)) for base in places.bases()):
+        return False  # in a submodule's folder: git lists none of its files
+    return not any(name == path or name.endswith("/" + path) for name in modules.files)
 
 
 def _hydra_entry(script: Path | None, places: Places | None) -> Any:

@@ -479,6 +479,8 @@ def _unread_keys(
     for path, entry in overrides.entries.items():
         if overrides.prefixes.get(path, "") not in ("", "++") or path not in context.schema:
             continue
+        if entry.key.lstrip("+~").split("@", 1)[0] in context.group_keys:
+            continue  # it chooses a config group's option (`model_engine=veomni`): read by Hydra, not by the code
         sections, _, leaf = path.rpartition(".")
         if len(leaf) < 8 or "_" not in leaf or any(word in sections for word in _PASSED_ON):
             continue
@@ -577,6 +579,9 @@ def _visibly_missing(written: str, places: Places) -> bool:
     bases = starts(places)
     if not any((base / parts[0]).is_dir() for base in bases):
         return False  # a folder the repository does not hold (a submodule not checked out, made at run time)
+    modules = places.modules
+    if modules is not None and any(modules.in_submodule(base / "/".join(parts)) for base in bases):
+        return False  # a submodule's folder (`recipe`, verl's verl-recipe): empty where it is not checked out
     return not any((base / "/".join(parts[cut:])).exists() for base in bases for cut in range(len(parts)))
 
 

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grpo_lint.limits import MAX_PYTHON_BYTES
-from grpo_lint.patterns import lazy_bytes
+from grpo_lint.patterns import lazy, lazy_bytes
 from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
     from grpo_lint.sources.python_index import Imported, PythonIndex
 
+_SUBMODULE_PATH = lazy(r"^\s*path\s*=\s*(.+?)\s*$", re.M)
 _KEPT_FILE_BYTES = 64 * 1024  # a Python file this small is kept once read, up to _KEPT_BYTES for the run
 _KEPT_BYTES = 16 * 1024 * 1024
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
@@ -84,6 +85,7 @@ class Modules:
         self._identifiers: frozenset[bytes] | None = None
         self._bytes: dict[str, bytes | None] = {}  # small files read so far (see bytes_of)
         self._copies: dict[str, list[str]] = {}
+        self._submodules: tuple[str, ...] | None = None
         self._kept = 0
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
         self.compositions: dict[object, object] = {}
@@ -138,6 +140,30 @@ class Modules:
             self._bytes[relative] = found
             self._kept += size
         return found
+
+    @property
+    def submodules(self) -> tuple[str, ...]:
+        """The folders `.gitmodules` names (`recipe`, `third_party/verl`): what they hold is another repository's,
+        and a checkout without `--recursive` leaves them empty, so a file missing there is not shown missing."""
+        if self._submodules is None:
+            from grpo_lint.sources.document import ReadProblem
+            from grpo_lint.sources.reading import read_file
+
+            data = read_file(self.root / ".gitmodules", 256 * 1024, within=self.root)
+            text = "" if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
+            self._submodules = tuple(
+                match.group(1).strip().strip("/") for match in _SUBMODULE_PATH.finditer(text) if match.group(1).strip()
+            )
+        return self._submodules
+
+    def in_submodule(self, path: Path | str) -> bool:
+        """Whether a path (absolute, or relative to the root) lies in a folder `.gitmodules` names."""
+        if not self.submodules:
+            return False
+        relative = self.relative(path) if os.path.isabs(path) else str(path).replace(os.sep, "/")
+        if relative is None:
+            return False
+        return any(relative == folder or relative.startswith(folder + "/") for folder in self.submodules)
 
     def copies_of(self, main: str) -> list[str]:
         """The folders that hold a file at `main` (`verl/trainer/main_ppo.py`): "" for the root, else `third_party/x`.
