@@ -200,6 +200,10 @@ def test_a_request_seeded_from_the_runs_config():
     assert codes(REQUESTS.replace("    def step(self, loss):\n        loss.backward()\n", "")) == []
     params = "from accelerate import Accelerator\nparams = SamplingParams(seed=args.seed)\nloss.backward()\n"
     assert codes(params) == [("GRPO203", 2)]
+    # One request for a prompt's whole group (`n=8`): vLLM seeds its i-th sample with seed + i, so they differ.
+    assert codes(params.replace("seed=args.seed", "seed=42, n=8")) == []
+    assert codes(params.replace("seed=args.seed", "seed=42, n=num_generations")) == []
+    assert codes(params.replace("seed=args.seed", "seed=42, n=1")) == [("GRPO203", 2)]
 
 
 # Samplers ---------------------------------------------------------------------------------------------

@@ -815,7 +815,14 @@ class _Visitor(ast.NodeVisitor):
             self.samplers.append(self._sampler(node, last))
         elif last in _REQUEST_TYPES:
             seed = next((k.value for k in node.keywords if k.arg == "seed"), None)
-            if seed is not None and _from_run_config(seed) and not self._rank(seed):
+            # A request for several samples of its prompt (`n=8`) draws them apart: vLLM gives its i-th child request
+            # seed + i (vllm/v1/engine/parallel_sampling.py), so one seed for every request makes no group alike.
+            several = any(
+                k.arg in ("n", "num_return_sequences")
+                and not (isinstance(k.value, ast.Constant) and k.value.value == 1)
+                for k in node.keywords
+            )
+            if seed is not None and not several and _from_run_config(seed) and not self._rank(seed):
                 self.request_seeds.append(RequestSeed(_span(seed, self.lines), self._source(seed), self.scope.id))
         if (last in _RANDOM_CALLS and last not in ("train",)) or (last == "train" and not node.args):
             self._random(last, node.lineno, self._stream(name))
