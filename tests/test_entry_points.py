@@ -998,3 +998,22 @@ def test_a_script_beside_the_launch_script_is_found_however_the_shell_spells_its
     write(root, {"scripts/run.sh": run.replace("--num_generations 3", "--num_generations 4")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report, "run.sh") == []
+
+
+def test_a_module_run_by_a_python_known_only_at_launch_is_followed(tmp_path, monkeypatch):
+    """`"$(sol_python)" -m pkg.main_ppo ...`, `"${PYTHON_BIN}" -m ...`: the interpreter is chosen at launch, and what
+    follows `-m` is still the repository's entry point, composed and checked as with `python3 -m`."""
+    bad = f'"$(pick_python)" -m my_rl.trainer.main_ppo actor_rollout_ref.rollout.typo_key=1 {N4}\n'
+    root = fork(tmp_path, bad)
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO002"]
+    write(root, {"scripts/train.sh": bad.replace('"$(pick_python)"', '"${PYTHON_BIN}"')})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO002"]
+    write(root, {"scripts/train.sh": bad.replace("typo_key=1", "temperature=0.9")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    # A program known only at launch that runs no module (`$RUNNER run.py`) may be anything: not read as Python.
+    write(root, {"scripts/train.sh": '"$RUNNER" my_rl/trainer/main_ppo.py actor_rollout_ref.rollout.typo_key=1\n'})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []

@@ -126,6 +126,13 @@ def recognise(command: Command, places: Places) -> Launch | None:
         return _program(command, "deepspeed", program, world, unknown, places)
     if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
         return _python(command, words[1:], places)
+    if not words[0].known and len(words) > 2 and words[1].text == "-m" and _MODULE.fullmatch(words[2].text):
+        # `"$(sol_python)" -m verl.trainer.main_ppo ...`, `$PYTHON -m pkg.train`: a program known only at launch that
+        # runs a module. Python, or a launcher that takes `-m` too (torchrun, accelerate): how many processes it
+        # starts is not shown.
+        shown = words[0].unknown[0] if words[0].unknown else "its program"
+        unknown = f"the program ({shown}) is known only at launch"
+        return _program(command, "a program", words[1:], None, unknown, places)
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
         inner = [i for i, w in enumerate(words) if w.text == "--"]
         if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`
@@ -134,6 +141,9 @@ def recognise(command: Command, places: Places) -> Launch | None:
                 places = places.within(directory)
             return recognise(command._replace(words=tuple(words[inner[0] + 1 :])), places)
     return None
+
+
+_MODULE = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _working_dir(options: list[Word]) -> str | None:
