@@ -731,3 +731,26 @@ def test_another_tools_config_found_by_a_walk_is_passed_over_by_its_words_and_a_
     assert "runs/typo.yaml" in [p.removeprefix("./") for p in parsed]
     lint(tmp_path, monkeypatch, "tools/resnet.yaml")  # named on the command line: judged as named, so parsed
     assert "tools/resnet.yaml" in [p.removeprefix("./") for p in parsed]
+
+
+def test_a_framework_installed_after_the_project_itself_replaces_the_projects_pin(tmp_path, monkeypatch, uninstalled):
+    """An install recipe that installs the project (its setup.py pins trl==0.18.0) and then TRL from git: the TRL
+    that runs is the one installed last, and it brings the transformers it needs (the project's bound is gone)."""
+    setup = "from setuptools import setup\nsetup(install_requires=['trl[vllm]==0.18.0', 'transformers==4.52.3'])\n"
+    recipe = "model_name_or_path: m\nnum_generations: 4\nper_device_train_batch_size: 4\nloss_type: cispo\n"
+    makefile = (
+        'install:\n\tuv pip install -e ".[dev]" && \\\n\tuv pip install git+https://github.com/huggingface/trl.git\n'
+    )
+    root = write(tmp_path, {"setup.py": setup, "recipes/grpo.yaml": recipe, "train.py": "import trl\n"})
+    _, report = lint(root, monkeypatch, "recipes/grpo.yaml")
+    assert codes(report) == ["GRPO006"]  # TRL 0.18.0 has no cispo loss
+    write(root, {"Makefile": makefile})
+    _, report = lint(root, monkeypatch, "recipes/grpo.yaml")
+    assert "GRPO006" not in codes(report)  # TRL from git (default branch): releases that have it
+    assert any("Makefile:3 trl from git (default branch)" in t["source"] for t in report["summary"]["targets"])
+    # The same line before the project's own install is replaced by it in turn: the pin decides again.
+    write(
+        root, {"Makefile": "install:\n\tpip install git+https://github.com/huggingface/trl.git\n\tpip install -e .\n"}
+    )
+    _, report = lint(root, monkeypatch, "recipes/grpo.yaml")
+    assert codes(report) == ["GRPO006"]

@@ -74,6 +74,10 @@ _LOCK_ENTRY = lazy(r'^name\s*=\s*"([A-Za-z0-9._-]+)"\s*\nversion\s*=\s*"([^"]+)"
 # How much a statement says, best first: a dependency or lock file, an install line in a script, a
 # Dockerfile or a notebook, an install line in the docs.
 DEPENDENCY, INSTALL, DOCS = 0, 1, 2
+# An install line that comes after the line installing the project itself (`pip install -e ".[dev]"` then
+# `pip install git+https://github.com/huggingface/trl.git` in one recipe): what it installs replaces the release
+# the project's own dependency files pin.
+REPLACES = -1
 
 
 class Pin(Record):
@@ -179,8 +183,8 @@ class Statements:
         them (`transformers==4.49.0` rules out the TRL releases that need a newer one)."""
         pin, note = self._stated(framework, relative)
         package = next((name for name, bounded in _BOUNDING.items() if bounded == framework), None)
-        if package is None or (pin is not None and (pin.exact or pin.fork or pin.commit)):
-            return pin, note
+        if package is None or (pin is not None and (pin.exact or pin.fork or pin.commit or pin.kind == REPLACES)):
+            return pin, note  # (installed after the project, it brings what it needs: the project's bound is gone)
         bound = self._nearest(package, relative)
         return (_bounded(framework, pin, bound) if bound is not None else pin), note
 
@@ -269,8 +273,8 @@ def _candidates(requirement: str, minimums) -> list[Version] | None:  # type: ig
     return [v for v in probes if specifier.contains(v, prereleases=True)]
 
 
-def _rank(pin: Pin) -> tuple[int, int, int, str]:
-    return (0 if pin.exact else 1, pin.kind, pin.folder.count("/"), pin.provenance)
+def _rank(pin: Pin) -> tuple[int, int, int, int, str]:
+    return (0 if pin.kind == REPLACES else 1, 0 if pin.exact else 1, pin.kind, pin.folder.count("/"), pin.provenance)
 
 
 def _best(pins: list[Pin]) -> Pin:
@@ -283,7 +287,12 @@ def _disagreement(pins: list[Pin]) -> str:
     others = sorted({p.provenance for p in pins if p.exact and p.version != best.version and p is not best})
     if not others or not best.exact:
         return ""
-    why = {DEPENDENCY: "a dependency file", INSTALL: "an install line", DOCS: "the docs"}[best.kind]
+    why = {
+        REPLACES: "installed after the project itself, so it replaces the project's own pin",
+        DEPENDENCY: "a dependency file",
+        INSTALL: "an install line",
+        DOCS: "the docs",
+    }[best.kind]
     return f"{best.provenance} is used ({why}); also stated: {'; '.join(others[:3])}"
 
 
@@ -441,6 +450,10 @@ def _git_pin(text: str, where: str, kind: int) -> Pin | None:
         project, url = direct.group(1), direct.group(2)
     elif egg := _EGG.match(text):
         project, url = egg.group(2), egg.group(1)
+    elif text.startswith("git+"):  # `pip install git+https://github.com/huggingface/trl.git`: the repository's name
+        url = text
+        project = url.split("#", 1)[0].rpartition("@")[0] if "@" in url.split("://", 1)[-1] else url.split("#", 1)[0]
+        project = project.rstrip("/").rpartition("/")[2].removesuffix(".git")
     else:
         return None
     framework = _framework(project)
@@ -516,12 +529,22 @@ def _install_arguments(line: str) -> list[str]:
 
 
 def _install_lines(text: str) -> Lines:
-    return [
-        (number, item, INSTALL)
-        for number, line in enumerate(text.splitlines(), 1)
-        if "install" in line and not line.lstrip().startswith("#")
-        for item in _install_arguments(line)
-    ]
+    found: Lines = []
+    project_installed = False  # a line before installed the project itself (`-e .`, `.[dev]`)
+    for number, line in enumerate(text.splitlines(), 1):
+        if "install" not in line or line.lstrip().startswith("#"):
+            continue
+        items = _install_arguments(line)
+        kind = REPLACES if project_installed else INSTALL
+        found.extend((number, item, kind) for item in items)
+        project_installed = project_installed or any(_installs_the_project(item) for item in items)
+    return found
+
+
+def _installs_the_project(item: str) -> bool:
+    """`.`, `-e .`, `.[dev]`, `-e ".[dev,vllm]"`: the project of the folder, with its own dependency pins."""
+    target = item.removeprefix("-e ").strip().strip("\"'")
+    return target == "." or (target.startswith((".[", "./")) and not target.endswith((".txt", ".whl")))
 
 
 # A release recommended in prose: "We recommend installing [`ms-swift==3.7.0`](...)", "requires `trl==0.16.0`".
