@@ -74,6 +74,18 @@ def test_a_module_imported_only_to_report_its_version_does_not_make_a_script_dis
     assert codes(used) == [("GRPO301", 5)]
 
 
+def test_a_process_group_of_one_process_is_no_distributed_run():
+    """A smoke test that builds a process group of one (`init_process_group(..., world_size=1)`, as Megatron needs
+    one) runs one process, whatever else reads RANK; a group of the launch's size is distributed."""
+    script = (
+        "import os\nimport torch\nimport torch.distributed as dist\nos.environ.setdefault('WORLD_SIZE', '1')\n"
+        "dist.init_process_group(backend='nccl', rank=0, world_size=1)\ntorch.manual_seed(2024)\n"
+        "loss = model(torch.randn(4, 8)).sum()\nloss.backward()\n"
+    )
+    assert codes(script) == []
+    assert codes(script.replace("rank=0, world_size=1", "rank=rank, world_size=world")) == [("GRPO301", 6)]
+
+
 def test_a_seed_in_a_function_that_builds_data_is_meant_to_be_shared():
     build = "import random\ndef get_data(rows):\n    random.seed(233)\n    return random.sample(rows, 10)\n"
     assert codes(DDP + build + TRAIN) == []  # every rank must build the same data

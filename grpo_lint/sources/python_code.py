@@ -393,6 +393,7 @@ class _Visitor(ast.NodeVisitor):
         self.whole_imports: dict[str, str] = {}
         self.whole_uses: dict[str, set[str]] = {}
         self.from_modules: set[str] = set()
+        self.process_groups: list[bool] = []  # each init_process_group call: whether it writes world_size=1
         self.strings: set[str] = set()
         self.called: set[str] = set()
         self.experimental_trainer = False
@@ -413,6 +414,10 @@ class _Visitor(ast.NodeVisitor):
         distributed = distributed or any(
             (m == d or m.startswith(d + ".")) and self._module_used(m) for m in modules for d in DISTRIBUTED_MODULES
         )
+        if self.process_groups and all(self.process_groups):
+            distributed = (
+                False  # its process group is one process (`init_process_group(..., world_size=1)`), whatever reads RANK
+            )
         samples = (
             any("grpo" in name.lower() for name in identifiers | modules)
             or "generate" in self.attributes
@@ -806,6 +811,9 @@ class _Visitor(ast.NodeVisitor):
                 self.flag_defaults[long[0].lstrip("-").replace("-", "_")] = _argparse_default(node)
         elif last == "set_epoch":
             self.set_epoch = True
+        elif last == "init_process_group":
+            size = next((k.value for k in node.keywords if k.arg == "world_size"), None)
+            self.process_groups.append(isinstance(size, ast.Constant) and size.value == 1)
         self.generic_visit(node)  # arguments first: their draws come before this call's
         if self._global_seed(node, name, last):
             self._seed(node, name)
