@@ -118,6 +118,7 @@ def test_a_config_name_the_entry_does_not_have_stops_hydra(tmp_path, monkeypatch
     _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo --config-name ppo_trainer_v2\n"), monkeypatch)
     stops = [d for d in report["diagnostics"] if d["code"] == "GRPO001" and d["severity"] == "error"]
     assert len(stops) == 1 and "Cannot find primary config 'ppo_trainer_v2'" in stops[0]["message"]
+    assert "(its `@hydra.main` at line 5)" in stops[0]["message"]  # the decorator's line, not the `def` after it
     _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo --config-name ppo_trainer\n"), monkeypatch)
     assert "GRPO001" not in codes(report, "train.sh")
 

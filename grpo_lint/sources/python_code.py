@@ -690,7 +690,7 @@ class _Visitor(ast.NodeVisitor):
                     self.hydra = HydraApp(
                         path if isinstance(path, str) else None,
                         config if isinstance(config, str) else None,
-                        node.lineno,
+                        decorator.lineno,  # the `@hydra.main` line (a `def` comes after it)
                     )
         args = node.args
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
