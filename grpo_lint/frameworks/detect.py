@@ -119,7 +119,8 @@ def _training_keys() -> frozenset[str]:
 _STRONG_KEYS = GRPO_KEYS | VERL_SECTIONS | ACCELERATE_KEYS | MEGATRON_KEYS | {"rlhf_type"}
 _WORD = lazy(r"[A-Za-z_][A-Za-z0-9_.-]*")
 # Text that looks like a GRPO config even where it does not parse (an unreadable file is reported only then).
-LOOKS_LIKE_GRPO = lazy(r"grpo|num_generations|rlhf_type", re.IGNORECASE)
+_GRPO_TEXT = ("grpo", "num_generations", "rlhf_type")
+LOOKS_LIKE_GRPO = lazy("|".join(_GRPO_TEXT), re.IGNORECASE)
 
 
 def may_be_detected(text: str) -> bool:
@@ -129,10 +130,8 @@ def may_be_detected(text: str) -> bool:
     skips for "no GRPO key" (a walk of a large repository finds thousands of other tools' configs)."""
     # LOOKS_LIKE_GRPO's test without a case-blind search through a large file: as written first (the usual case,
     # found at the speed of a substring search), then in lower case.
-    for text_of in (text, None):
-        seen = text_of if text_of is not None else text.lower()
-        if "grpo" in seen or "num_generations" in seen or "rlhf_type" in seen:
-            return True
+    if any(needle in text for needle in _GRPO_TEXT) or any(needle in text.lower() for needle in _GRPO_TEXT):
+        return True
     found = set(_WORD.findall(text))
     if found & _STRONG_KEYS:
         return True

@@ -479,7 +479,7 @@ def _unread_keys(
     for path, entry in overrides.entries.items():
         if overrides.prefixes.get(path, "") not in ("", "++") or path not in context.schema:
             continue
-        if entry.key.lstrip("+~").split("@", 1)[0] in context.group_keys:
+        if context.chooses_group(entry):
             continue  # it chooses a config group's option (`model_engine=veomni`): read by Hydra, not by the code
         sections, _, leaf = path.rpartition(".")
         if len(leaf) < 8 or "_" not in leaf or any(word in sections for word in _PASSED_ON):

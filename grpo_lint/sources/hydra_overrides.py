@@ -62,6 +62,10 @@ class HydraContext(Record):
     shadowed: tuple[tuple[str, str, Entry], ...] = ()  # Overrides.shadowed
     verl_loop: bool = False  # the entry feeds verl's RayPPOTrainer (or a subclass with the same groups)
 
+    def chooses_group(self, entry: Entry) -> bool:
+        """Whether an override chooses a config group's option (`model_engine=veomni`, `actor@x=dp`), not a key."""
+        return entry.key.lstrip("+~").split("@", 1)[0] in self.group_keys
+
 
 def parse_value(text: str) -> Any:
     """A Hydra override value as Python: 1024, 1e-06, True, None, [...], or the text itself."""

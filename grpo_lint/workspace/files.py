@@ -70,13 +70,11 @@ def _without_skipped(output: bytes) -> bytes:
 
 def _skipped_name(name: bytes) -> bool:
     """Whether one of a name's folders is hidden or a tool's."""
-    folders = name.split(b"/")[:-1]
-    return any(f.startswith(b".") or f in _SKIP_DIR_BYTES for f in folders)
+    return any(_skipped(folder) for folder in name.decode("utf-8", "surrogateescape").split("/")[:-1])
 
 
-_SKIP_DIR_BYTES = frozenset(d.encode() for d in SKIP_DIRS)
 # The start of such a folder's name (hidden, or a tool's) in the list with its NULs read as `/`.
-_SKIP_NEEDLES = (b"/.", *(b"/" + d + b"/" for d in sorted(_SKIP_DIR_BYTES) if d[:1] != b"."))
+_SKIP_NEEDLES = (b"/.", *(f"/{d}/".encode() for d in sorted(SKIP_DIRS) if not d.startswith(".")))
 
 
 def list_ahead(folder: Path) -> None:

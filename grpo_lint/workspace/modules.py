@@ -18,14 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grpo_lint.limits import MAX_PYTHON_BYTES
-from grpo_lint.patterns import lazy, lazy_bytes
+from grpo_lint.patterns import lazy_bytes
 from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
     from grpo_lint.sources.python_index import Imported, PythonIndex
 
-_SUBMODULE_PATH = lazy(r"^\s*path\s*=\s*(.+?)\s*$", re.M)
 _KEPT_FILE_BYTES = 64 * 1024  # a Python file this small is kept once read, up to _KEPT_BYTES for the run
 _KEPT_BYTES = 16 * 1024 * 1024
 _MAX_DEPTH = 12  # names followed through imports and bases before giving up
@@ -148,12 +147,11 @@ class Modules:
         if self._submodules is None:
             from grpo_lint.sources.document import ReadProblem
             from grpo_lint.sources.reading import read_file
+            from grpo_lint.workspace.pins import submodules
 
             data = read_file(self.root / ".gitmodules", 256 * 1024, within=self.root)
             text = "" if isinstance(data, ReadProblem) else data.decode("utf-8", "replace")
-            self._submodules = tuple(
-                match.group(1).strip().strip("/") for match in _SUBMODULE_PATH.finditer(text) if match.group(1).strip()
-            )
+            self._submodules = tuple(path.strip("/") for path, _ in submodules(text) if path.strip("/"))
         return self._submodules
 
     def in_submodule(self, path: Path | str) -> bool:

@@ -723,17 +723,23 @@ def _upstream(framework: str, owner: str) -> bool:
     return owner in ((upstream,) if isinstance(upstream, str) else upstream)
 
 
-def _gitmodules(text: str) -> Lines:
-    """`[submodule "verl"] path = verl url = https://github.com/owner/verl.git`: the framework from git, at the
-    commit the superproject records."""
+def submodules(text: str) -> list[tuple[str, str]]:
+    """(path, url) of each `[submodule "x"]` of a `.gitmodules` text; none when it does not read as one."""
     import configparser
 
     parser = configparser.ConfigParser(interpolation=None)
-    parser.read_string(text)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return []
+    return [(parser.get(s, "path", fallback=""), parser.get(s, "url", fallback="")) for s in parser.sections()]
+
+
+def _gitmodules(text: str) -> Lines:
+    """`[submodule "verl"] path = verl url = https://github.com/owner/verl.git`: the framework from git, at the
+    commit the superproject records."""
     lines: Lines = []
-    for section in parser.sections():
-        path = parser.get(section, "path", fallback="")
-        url = parser.get(section, "url", fallback="")
+    for path, url in submodules(text):
         repository = re.sub(r"\.git$", "", url.rstrip("/")).rpartition(":")[2].split("/")[-2:]
         name = (repository[-1] if repository else path.rpartition("/")[2]).lower()
         framework = _framework(name) or _framework(path.rpartition("/")[2])

@@ -251,7 +251,7 @@ def _key_findings(
     for path, entry in {**document.entries, **dict(context.unresolved)}.items():
         if path == "hydra" or path.startswith("hydra."):
             continue  # Hydra's own config node (hydra.run.dir, ...): always there, overridable without `+`
-        if entry.key.lstrip("+~").split("@", 1)[0] in context.group_keys:
+        if context.chooses_group(entry):
             continue  # chooses a config group (composed with it), not a key
         prefix = context.prefixes.get(path, "")
         from_file = document.format != "hydra" or entry.key_span.path is not None
