@@ -370,6 +370,12 @@ def lint_candidate(
             if not may_be_detected(text):  # another tool's config: what parsing it would conclude, without parsing
                 return FileResult(candidate.display, "skipped", text=text, note="no GRPO key")
         fmt = "json" if candidate.path.suffix.lower() == ".json" else "yaml"
+        if fmt == "json" and not judged_anyway(candidate.explicit, options) and not isinstance(text, ReadProblem):
+            from grpo_lint.frameworks.detect import found_json_skip
+
+            reason = found_json_skip(text)  # results and traces a repository keeps: decoded, not parsed with positions
+            if reason is not None:
+                return finish(FileResult(candidate.display, "skipped", text=text, note=reason), options)
         parsed = text if isinstance(text, ReadProblem) else yaml_reader.parse(text, candidate.display, fmt)
         return lint_config(parsed, candidate.display, candidate.explicit, options, workspace)
     ahead = workspace.read_ahead.pop(candidate.display, None) if workspace is not None else None

@@ -169,6 +169,37 @@ def test_a_config_passed_over_by_its_words_is_one_detect_skips(config):
         assert not isinstance(parsed, Document) or detect(parsed).framework is None, text
 
 
+JSON_WORDS = OTHER_WORDS | KEYS | st.sampled_from(["wandb_version", "_wandb", "compute_environment", "rlhf_type"])
+JSON_VALUES = st.recursive(
+    SCALARS | st.just("grpo"), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(JSON_WORDS, inner, max_size=3)
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(JSON_WORDS, JSON_VALUES, max_size=6) | st.lists(JSON_VALUES, max_size=3) | SCALARS)
+def test_a_found_json_file_skipped_from_its_decoded_data_is_one_the_positioned_parse_skips(data):
+    """What `found_json_skip` concludes from json's decoder is what the positioned parse and `detect` conclude:
+    the same note for a file that is no GRPO config (None leaves the file to the parse)."""
+    import json
+
+    from grpo_lint.frameworks.detect import detect, found_json_skip
+    from grpo_lint.launch.accelerate import is_accelerate_config
+    from grpo_lint.sources.document import Document
+    from grpo_lint.sources.yaml_reader import read_text
+
+    text = json.dumps(data, indent=2)
+    reason = found_json_skip(text)
+    parsed = read_text(text, "found.json")
+    if not isinstance(parsed, Document):
+        assert reason in (None, "not a mapping"), text
+        if reason is not None:
+            assert parsed is not None and parsed.message.startswith("top level is"), text
+        return
+    if reason is not None:
+        assert not is_accelerate_config(parsed) and not parsed.record, text
+        assert detect(parsed) == (None, reason), text
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(

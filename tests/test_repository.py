@@ -733,6 +733,43 @@ def test_another_tools_config_found_by_a_walk_is_passed_over_by_its_words_and_a_
     assert "tools/resnet.yaml" in [p.removeprefix("./") for p in parsed]
 
 
+def test_a_found_json_of_results_is_judged_from_its_decoded_data_and_a_json_config_is_parsed(
+    tmp_path, monkeypatch, uninstalled
+):
+    """A repository keeps megabytes of results and traces as JSON whose words name GRPO (run names, logged
+    settings): such a file a walk finds is judged from json's decoder (its top-level keys hold no GRPO key), not
+    parsed with positions; a JSON config of GRPO keys is parsed and reported, and one nested past the parse's
+    guard is left to the parse (reported as unreadable, as its text looks like a GRPO config)."""
+    import json
+
+    from grpo_lint.sources import yaml_reader
+
+    trace = {"run": "grpo_seed42", "steps": [{"step": i, "num_generations": 8, "loss": 0.1} for i in range(3000)]}
+    deep: object = "grpo"
+    for _ in range(120):
+        deep = [deep]
+    write(tmp_path, {
+        "requirements.txt": "trl==0.19.1\n",
+        "results/trace.json": json.dumps(trace, indent=2),
+        "results/name.json": json.dumps("grpo_seed42"),
+        "configs/grpo.json": json.dumps({"num_generations": 1, "per_device_train_batch_size": 4}),
+        "configs/deep.json": json.dumps({"num_generations": deep}),
+    })  # fmt: skip
+    parsed: list[str] = []
+    real_parse = yaml_reader.parse
+    monkeypatch.setattr(
+        yaml_reader, "parse", lambda text, display, fmt: parsed.append(display) or real_parse(text, display, fmt)
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    assert notes(report)["results/trace.json"] == "no GRPO key"
+    assert notes(report)["results/name.json"] == "not a mapping"
+    assert not [p for p in parsed if "results/" in p]  # decoded, never parsed with positions
+    assert "GRPO101" in codes(report, "configs/grpo.json")  # a group of one
+    assert codes(report, "configs/deep.json") == ["GRPO001"]  # too deep: the parse's own report (unreadable)
+    lint(tmp_path, monkeypatch, "results/trace.json")  # named on the command line: parsed and judged as named
+    assert "results/trace.json" in [p.removeprefix("./") for p in parsed]
+
+
 def test_a_framework_installed_after_the_project_itself_replaces_the_projects_pin(tmp_path, monkeypatch, uninstalled):
     """An install recipe that installs the project (its setup.py pins trl==0.18.0) and then TRL from git: the TRL
     that runs is the one installed last, and it brings the transformers it needs (the project's bound is gone)."""

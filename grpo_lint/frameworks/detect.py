@@ -7,7 +7,9 @@ from functools import cache
 
 from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
-from grpo_lint.sources.document import Document
+from grpo_lint.diagnostics import Span
+from grpo_lint.limits import MAX_NESTING, MAX_YAML_NODES
+from grpo_lint.sources.document import Document, Entry
 
 # Keys that only make sense in a GRPO run (either framework).
 GRPO_KEYS = frozenset({
@@ -136,6 +138,53 @@ def may_be_detected(text: str) -> bool:
     if found & _STRONG_KEYS:
         return True
     return len(found & _training_keys()) >= 2
+
+
+def found_json_skip(text: str) -> str | None:
+    """Why a JSON file a walk found is no GRPO config, judged from json's decoder rather than the positioned
+    parse (a hundred times slower on a repository's megabytes of results and traces): what `lint_config` would
+    conclude for it, or None where only the positioned parse can tell (not JSON to json's decoder, nesting
+    the parse refuses, a W&B record, an accelerate config, a framework found)."""
+    import json
+
+    from grpo_lint.sources.yaml_guards import DEEP_LINE
+    from grpo_lint.sources.yaml_reader import WANDB_MARKERS
+
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if value is None or (isinstance(value, dict | list) and _refused(value)) or DEEP_LINE.search(text):
+        return None
+    if not isinstance(value, dict):
+        return "not a mapping"
+    entries = {str(key): Entry(str(key), item, _NOWHERE, _NOWHERE) for key, item in value.items()}
+    if any(marker in entries for marker in WANDB_MARKERS) or entries.keys() & ACCELERATE_KEYS:
+        return None
+    detection = detect(Document("", text, "json", entries))
+    return detection.reason if detection.framework is None else None
+
+
+_NOWHERE = Span.point(1, 1)
+
+
+def _refused(value: object) -> bool:
+    """Whether the parse's guards would refuse this decoded JSON: lists and objects nested more than MAX_NESTING
+    levels, or more than MAX_YAML_NODES values in all (a key and its value are two)."""
+    level = [value]
+    nodes = 1
+    for _ in range(MAX_NESTING):
+        below: list[object] = []
+        for container in level:
+            items = container.values() if isinstance(container, dict) else container  # type: ignore[attr-defined]
+            nodes += 2 * len(items) if isinstance(container, dict) else len(items)
+            below.extend(item for item in items if isinstance(item, dict | list))
+        if nodes > MAX_YAML_NODES:
+            return True
+        if not below:
+            return False
+        level = below
+    return True
 
 
 def detect(document: Document) -> Detection:

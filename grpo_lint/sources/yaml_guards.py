@@ -67,7 +67,7 @@ def _short(text: Any, limit: int = 40) -> str:
 # A double-quoted string, a comment, or a bracket: brackets inside strings and comments do not nest.
 _FLOW_TOKENS = lazy(r'"(?:[^"\\\n]|\\.)*"|(?:^|(?<=\s))#[^\n]*|[\[\]{}]', re.M)
 # A line whose indentation and block indicators (`- `, `? `, `: `) could reach MAX_NESTING levels.
-_DEEP_LINE = lazy(r"^(?:[ \t]|[-?:][ \t]){" + str(MAX_NESTING) + "}", re.M)
+DEEP_LINE = lazy(r"^(?:[ \t]|[-?:][ \t]){" + str(MAX_NESTING) + "}", re.M)
 _INDICATORS = lazy(r"^([ \t]*)((?:[-?:][ \t]+)*)")
 
 
@@ -83,7 +83,7 @@ def prescan(text: str) -> ReadProblem | None:
                     return _too_deep(text, match.start())
             elif token in "]}":
                 depth = max(depth - 1, 0)
-    if _DEEP_LINE.search(text):
+    if DEEP_LINE.search(text):
         return _block_depth(text)
     return None
 

@@ -118,7 +118,7 @@ def _mapping_entries(
     return result
 
 
-_WANDB_MARKERS = ("wandb_version", "_wandb")
+WANDB_MARKERS = ("wandb_version", "_wandb")
 _WANDB_FIELDS = frozenset({"desc", "value"})
 
 
@@ -128,9 +128,9 @@ def _wrapped(entry: Entry) -> bool:
 
 def _is_wandb_record(entries: dict[str, Entry]) -> bool:
     """A W&B run's config.yaml: `wandb_version`/`_wandb` at the top and every value as `{desc, value}`."""
-    if not any(marker in entries for marker in _WANDB_MARKERS):
+    if not any(marker in entries for marker in WANDB_MARKERS):
         return False
-    others = [entry for key, entry in entries.items() if key not in _WANDB_MARKERS]
+    others = [entry for key, entry in entries.items() if key not in WANDB_MARKERS]
     return bool(others) and sum(map(_wrapped, others)) * 2 > len(others)
 
 
@@ -139,7 +139,7 @@ def _unwrap_wandb(document: Document) -> None:
     document.record = "W&B run config"
     unwrapped: dict[str, Entry] = {}
     for key, entry in document.entries.items():
-        if key in _WANDB_MARKERS:
+        if key in WANDB_MARKERS:
             continue
         if _wrapped(entry):
             inner = entry.children["value"]
