@@ -171,7 +171,8 @@ def test_a_config_passed_over_by_its_words_is_one_detect_skips(config):
 
 JSON_WORDS = OTHER_WORDS | KEYS | st.sampled_from(["wandb_version", "_wandb", "compute_environment", "rlhf_type"])
 JSON_VALUES = st.recursive(
-    SCALARS | st.just("grpo"), lambda inner: st.lists(inner, max_size=3) | st.dictionaries(JSON_WORDS, inner, max_size=3)
+    SCALARS | st.just("grpo"),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(JSON_WORDS, inner, max_size=3),
 )
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from grpo_lint.patterns import lazy
-from grpo_lint.records import Record
 from grpo_lint.diagnostics import Span
 from grpo_lint.limits import MAX_NESTING, MAX_YAML_NODES
+from grpo_lint.patterns import lazy
+from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry
 
 # Keys that only make sense in a GRPO run (either framework).
