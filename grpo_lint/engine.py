@@ -30,6 +30,7 @@ from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.sources.reading import inside, present, read_file, read_head, real_path
 from grpo_lint.workspace import Candidate, Workspace, build
+from grpo_lint.workspace.files import CONFIG_SUFFIXES, SHELL_SUFFIXES
 
 if TYPE_CHECKING:
     from grpo_lint.plan import Setting
@@ -320,14 +321,9 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
 _WORDS_FIRST = 256 * 1024  # characters of a found config below which its words are read before it is parsed
 
 _KINDS = {
-    ".sh": "shell",
-    ".bash": "shell",
-    ".slurm": "shell",
-    ".sbatch": "shell",
+    **dict.fromkeys(SHELL_SUFFIXES, "shell"),
+    **dict.fromkeys(CONFIG_SUFFIXES, "config"),
     ".py": "python",
-    ".yaml": "config",
-    ".yml": "config",
-    ".json": "config",
     ".ipynb": "notebook",
 }
 

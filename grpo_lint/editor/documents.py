@@ -15,11 +15,12 @@ from typing import Any
 
 from grpo_lint.diagnostics import Diagnostic
 from grpo_lint.options import Options
+from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 # Documents whose text a workspace caches once read (scripts and Python): editing one drops the workspace.
-_CACHED_KINDS = (".sh", ".bash", ".slurm", ".sbatch", ".py", ".ipynb")
+_CACHED_KINDS = (*SHELL_SUFFIXES, ".py", ".ipynb")
 # Documents that take `#` comments, where an inline suppression can be written.
-_COMMENTED = (".yaml", ".yml", ".sh", ".bash", ".slurm", ".sbatch", ".py")
+_COMMENTED = (".yaml", ".yml", *SHELL_SUFFIXES, ".py")
 
 
 class SettingsError(ValueError):

@@ -24,9 +24,10 @@ from pygls.uris import from_fs_path, to_fs_path
 from grpo_lint import __version__
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.editor.documents import Session, SettingsError, explain, settings, suppression
+from grpo_lint.workspace.files import SUFFIXES
 
 PAUSE = 0.03  # seconds of quiet after a change before the document is linted again
-LANGUAGES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py", ".ipynb")
+LANGUAGES = SUFFIXES
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,

@@ -82,8 +82,12 @@ class Launch(Record):
     missing_file: str = ""
 
 
-# Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`.
-_WRAPPERS = frozenset({"nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec"})
+# Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`,
+# `timeout 3600 python ...`, `numactl --cpunodebind=0 python ...`.
+_WRAPPERS = frozenset({
+    "nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec", "timeout", "stdbuf",
+    "nice", "ionice", "taskset", "numactl", "unbuffer", "xvfb-run", "chronic",
+})  # fmt: skip
 _PROGRAMS = lazy(r"^(swift|megatron|trl|accelerate|torchrun|deepspeed|ray|python(\d+(\.\d+)?)?)$")
 
 

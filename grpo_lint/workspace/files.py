@@ -14,8 +14,11 @@ from grpo_lint.sources.reading import read_head, special_kind
 if TYPE_CHECKING:
     from grpo_lint.workspace.git import PendingGit
 
-# Launch scripts and configs; `.slurm` / `.sbatch` batch files are launch scripts too.
-SUFFIXES = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch", ".py", ".ipynb")
+# Launch scripts: shell files, and the batch files of cluster schedulers (Slurm's `.slurm`/`.sbatch`, the `.job`,
+# `.pbs` and `.qsub` files of Slurm, PBS and SGE sites), which are shell scripts with scheduler comments.
+SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".job", ".pbs", ".qsub")
+CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
+SUFFIXES = CONFIG_SUFFIXES + SHELL_SUFFIXES + (".py", ".ipynb")
 SKIP_DIRS = frozenset({
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", ".mypy_cache",
     ".pytest_cache", ".ruff_cache", ".tox", "site-packages", "wandb", ".hypothesis",
