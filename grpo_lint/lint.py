@@ -320,7 +320,15 @@ def _called_script(
 def _lint_run(
     run: Run, script: Script, options: Options, workspace: Workspace | None
 ) -> tuple[RunPlan | None, list[Diagnostic], list[str]]:
-    linted = lint_document(run.document, options._replace(framework=run.launch.framework), workspace, run.extra_keys)
+    framework = run.launch.framework
+    options = options._replace(framework=framework)
+    if run.launch.unseen_copy and framework not in options.targets:
+        from grpo_lint.versions import NEWEST_KNOWN
+
+        why = run.launch.unseen_copy
+        unseen = Target(framework, NEWEST_KNOWN[framework], why, uncertain=why, unknown=True, foreign=True)
+        options = options._replace(targets={**options.targets, framework: unseen})
+    linted = lint_document(run.document, options, workspace, run.extra_keys)
     found = list(linted.diagnostics)
     cut = next((c for c in script.cutoffs if c.command_line == run.launch.command.line), None)
     if cut is not None:  # judged as written; GRPO501 reports the cut itself

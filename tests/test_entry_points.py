@@ -1018,3 +1018,84 @@ def test_a_module_run_by_a_python_known_only_at_launch_is_followed(tmp_path, mon
     write(root, {"scripts/train.sh": '"$RUNNER" my_rl/trainer/main_ppo.py actor_rollout_ref.rollout.typo_key=1\n'})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
+
+
+RECIPE_ON_VERL = """\
+hydra:
+  searchpath:
+    - pkg://verl.trainer.config
+defaults:
+  - ppo_trainer
+  - _self_
+data:
+  train_batch_size: 64
+actor_rollout_ref:
+  actor:
+    ppo_mini_batch_size: 16
+  rollout:
+    n: 4
+algorithm:
+  adv_estimator: grpo
+"""
+
+
+def test_a_cluster_batch_file_is_a_launch_script_and_a_config_path_below_pwd_is_the_repositorys(tmp_path, monkeypatch):
+    """A Slurm/PBS batch file (`.job`, `.pbs`) is linted as a launch script, through `timeout` in front of the
+    command; `--config-path="$PWD/configs"` names the repository's folder, so the recipe's own values (a mini
+    batch of 16) are what the run starts from, not verl's defaults (256 > 128 would stop it)."""
+    job = (
+        "#!/usr/bin/env bash\n#SBATCH --nodes=1\ntimeout 3600 python -m verl.trainer.main_ppo \\\n"
+        '    --config-path="$PWD/configs" --config-name=grpo \\\n    data.train_batch_size=128 {extra}\n'
+    )
+    root = write(tmp_path, {"configs/grpo.yaml": RECIPE_ON_VERL, "scripts/train.job": job.format(extra="")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert notes(report)["scripts/train.job"] == "launch script"
+    assert codes(report, "train.job") == []
+    write(root, {"scripts/train.job": job.format(extra="+trainer.resume_mode=auto")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert codes(report, "train.job") == ["GRPO009"]  # `+` on a key the composed tree has: Hydra stops
+    write(root, {"scripts/train.pbs": job.format(extra="+trainer.resume_mode=auto")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert codes(report, "train.pbs") == ["GRPO009"]
+
+
+def test_a_base_config_not_known_before_launch_gives_no_verdict_from_verls_defaults(tmp_path, monkeypatch):
+    """`--config-path "$CFG_DIR" --config-name grpo`: the base config is not known before launch, so a value the
+    command leaves to it (the mini batch) is not verl's default: nothing is blamed on that default."""
+    run = (
+        "python -m verl.trainer.main_ppo --config-path={path} --config-name=grpo "
+        "data.train_batch_size=128 algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4\n"
+    )
+    root = write(tmp_path, {"configs/grpo.yaml": RECIPE_ON_VERL, "train.sh": run.format(path='"$CFG_DIR"')})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO109" not in codes(report, "train.sh")
+    write(root, {"train.sh": run.format(path="configs").replace("grpo data", "missing data")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO109" not in codes(report, "train.sh")  # not in the repository: not verl's defaults either
+    write(root, {"train.sh": run.format(path="configs").replace("grpo data", "ppo_trainer data")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO109" in codes(report, "train.sh")  # verl's own config: its default 256 > 128 stops the run
+    # The mini batch written as a value known only at launch, or words that may set it: its default is not blamed.
+    for unknown in ("actor_rollout_ref.actor.ppo_mini_batch_size=$MINI", '"${EXTRA_ARGS[@]}"'):
+        command = run.format(path="configs").replace("grpo data", "ppo_trainer data").rstrip("\n")
+        write(root, {"train.sh": f"{command} {unknown}\n"})
+        _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+        assert "GRPO109" not in codes(report, "train.sh"), unknown
+
+
+def test_a_pythonpath_folder_the_repository_does_not_hold_may_hold_the_framework_that_runs(tmp_path, monkeypatch):
+    """`export PYTHONPATH=$PWD/external/Search-R1:$PWD` before `python -m verl.trainer.main_ppo`: a folder cloned
+    at run time comes first, so the verl that runs may be a fork there, with keys of its own; its keys are not
+    judged against a verl release. Once the repository holds the folder (without verl in it), they are."""
+    run = (
+        'export PYTHONPATH="$PWD/external/Search-R1:$PWD:${PYTHONPATH:-}"\n'
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4 "
+        "actor_rollout_ref.rollout.n_agent=5 data.train_batch_size=512\n"
+    )
+    root = write(tmp_path, {"train.sh": run})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    assert any("external/Search-R1" in u for f in report["summary"]["files"] for u in f["not_checked"])
+    write(root, {"external/Search-R1/README.md": "notes\n"})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO002" in codes(report, "train.sh")  # n_agent is no key of verl's config

@@ -80,6 +80,10 @@ class Launch(Record):
     # The script the command runs (`accelerate launch train_old.py`) is in no folder the run may start in: Python
     # stops with "can't open file". The path as written, or "".
     missing_file: str = ""
+    # The framework's own entry point (`python -m verl.trainer.main_ppo`) run with PYTHONPATH naming first a folder
+    # the repository does not hold (`$PWD/external/Search-R1`, cloned at run time): the copy that runs may be a
+    # fork there, with keys and defaults of its own. What the command's PYTHONPATH says, or "".
+    unseen_copy: str = ""
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`,
@@ -233,7 +237,7 @@ def _program(
             copy = _copy_entry(command, places) if framework == "verl" else None
             if copy is not None:  # the repository's own copy of verl runs: its tree is composed as itself
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
-            return launch
+            return launch._replace(unseen_copy=_unseen_path_folder(command, places))
     framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app
     # The repository file it runs, looked up once (framework_own: looked up below, if at all).
     ran = None if places is None or framework_own else _repository_script(target, first in ("-m", "--module"), places)
@@ -375,6 +379,34 @@ def _copy_for(command: Command, places: Places, copies: list[str]) -> str | None
     scored = [(_shared(c.split("/"), relative[-1].split("/")), c) for c in copies]
     best = max(scored)
     return best[1] if best[0] > 0 and [s for s, _ in scored].count(best[0]) == 1 else None
+
+
+_RUN_DIR = lazy(r"^(?:\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?:/|$)")
+
+
+def _unseen_path_folder(command: Command, places: Places | None) -> str:
+    """Why the framework a command imports may come from a folder the repository does not hold: its PYTHONPATH
+    names one (relative to where the run starts, or below `$PWD`) before any other place the framework could be
+    found; "" when it names none, or only folders the repository holds or places that are not shown."""
+    path_word = command.env.get("PYTHONPATH")
+    if places is None or path_word is None or places.modules is None:
+        return ""
+    files = places.modules.files
+    for part in path_word.text.split(":"):
+        relative = _RUN_DIR.sub("", part).strip("/")
+        if not relative or os.path.isabs(part) or "$" in relative or "`" in relative or ".." in relative.split("/"):
+            continue
+        held = [folder / relative for folder in (*places.workdirs(), places.script_dir, places.root)]
+        if any(folder.is_dir() for folder in held):
+            continue
+        prefix = relative.rstrip("/") + "/"
+        if any(name.startswith(prefix) or f"/{prefix}" in name for name in files):
+            continue
+        return (
+            f"PYTHONPATH names {part} first, a folder the repository does not hold (made or cloned before the run), "
+            "so the code that runs may be a copy there"
+        )
+    return ""
 
 
 def _shared(a: list[str], b: list[str]) -> int:

@@ -48,7 +48,7 @@ def compose_entry(
     written_path = overrides.config_path
     name = overrides.config_name or entry.config_name
     if written_path is not None and ("$" in written_path or "`" in written_path):
-        folder = run_dir_path(_config_path_word(launch), places)
+        folder = run_dir_path(config_path_word(launch), places)
         if folder is None:
             return context._replace(not_composed=f"--config-path {written_path} is not known before launch")
         if not folder.is_dir():
@@ -122,7 +122,7 @@ def compose_entry(
     )
 
 
-def _config_path_word(launch: Launch) -> Any:
+def config_path_word(launch: Launch) -> Any:
     words = launch.args
     for index, word in enumerate(words):
         if word.text.startswith(("--config-path=", "-cp=")):

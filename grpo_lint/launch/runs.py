@@ -411,7 +411,7 @@ def _verl_document(
     opaque = any(w.unknown and w.text not in ("$@", "$*") for w in overrides.others)
     context = HydraContext(
         overrides.prefixes, stem, frozenset(), None, None, opaque=opaque, entry=launch.entry,
-        shadowed=tuple(overrides.shadowed),
+        shadowed=tuple(overrides.shadowed), defaults_unknown=opaque,
     )  # fmt: skip
     if launch.hydra is not None:
         from grpo_lint.launch.compose_entry import compose_entry
@@ -420,9 +420,19 @@ def _verl_document(
         # verl's own main_ppo in a copy whose tree could not be followed: read as verl's main_ppo is
         context = composed if composed.schema is not None or launch.entry is not None else context
     if context.schema is None and stem and stem not in ("ppo_trainer", "ppo_megatron_trainer"):
-        named = f"{overrides.config_path or '.'}/{stem}.yaml"
-        found = find_file(named, places)
-        if isinstance(found, Outside):
+        folder = overrides.config_path or "."
+        if "$" in folder or "`" in folder:  # `--config-path="$PWD/configs"`: below the folder the run starts in
+            from grpo_lint.launch.compose_entry import config_path_word, run_dir_path
+
+            shown = run_dir_path(config_path_word(launch), places)
+            folder = str(shown) if shown is not None else ""
+        named = f"{folder}/{stem}.yaml"
+        found = find_file(named, places) if folder else None
+        if found is None:
+            # The base config is not in the repository or not known before launch: its values, not verl's
+            # defaults, are what the run starts from, so no verdict rests on a default.
+            context = context._replace(opaque=True, defaults_unknown=True)
+        elif isinstance(found, Outside):
             flag = next((w for w in launch.args if w.text.startswith(("--config-path", "--config-name"))), None)
             span = flag.span if flag is not None else (launch.args[0].span if launch.args else Span.point(1, 1))
             result.problems.append(_outside(named, found, places, span))

@@ -61,6 +61,10 @@ class HydraContext(Record):
     not_composed: str = ""  # why the entry's tree could not be followed (no key is then called unknown)
     shadowed: tuple[tuple[str, str, Entry], ...] = ()  # Overrides.shadowed
     verl_loop: bool = False  # the entry feeds verl's RayPPOTrainer (or a subclass with the same groups)
+    # What a command leaves unset may be set where grpo-lint cannot see: in the base config --config-name names when
+    # it is not in the repository (or its folder is not known before launch), or by words not known before launch.
+    # Such a value is not verl's default, and no verdict blames the default.
+    defaults_unknown: bool = False
 
     def chooses_group(self, entry: Entry) -> bool:
         """Whether an override chooses a config group's option (`model_engine=veomni`, `actor@x=dp`), not a key."""

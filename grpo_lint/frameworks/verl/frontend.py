@@ -142,6 +142,8 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         document.unknown = document.unknown | {e.key for e in deferred}
         findings.extend(KeyFinding(e, "deferred") for e in deferred)
 
+    if context.defaults_unknown:  # the run's values for what the command leaves unset are in a file not shown
+        document.unknown = document.unknown | {path for path in READ if path not in document.entries}
     settings: dict[str, Setting] = {}
     for path in READ:
         entry = document.entries.get(path)
