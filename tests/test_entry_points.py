@@ -1099,3 +1099,45 @@ def test_a_pythonpath_folder_the_repository_does_not_hold_may_hold_the_framework
     write(root, {"external/Search-R1/README.md": "notes\n"})
     _, report = lint(root, monkeypatch)
     assert "GRPO002" in codes(report, "train.sh")  # n_agent is no key of verl's config
+
+
+def test_a_command_run_inside_a_container_is_the_launch(tmp_path, monkeypatch):
+    """`docker run [options] IMAGE command` and `docker exec [options] CONTAINER command` run the command in the
+    container: `--entrypoint python3 IMAGE -m verl.trainer.main_ppo ...` is verl's trainer, judged as such (a group
+    of one); a container run without a command, or `docker build`, launches nothing."""
+    run = (
+        'docker run --rm --gpus all --shm-size=16g -e "VLLM_USE_V1=1" -v "$PWD":/workspace --workdir /opt/verl \\\n'
+        "    --entrypoint python3 verlai/verl:latest \\\n"
+        "    -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n={n} "
+        "data.train_batch_size=64 actor_rollout_ref.rollout.temperature={t}\n"
+    )
+    root = write(tmp_path, {"train.sh": run.format(n=1, t=1.0)})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO101" in codes(report, "train.sh")
+    write(root, {"train.sh": run.format(n=4, t=0)})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO101" not in codes(report, "train.sh") and "GRPO201" in codes(report, "train.sh")
+    write(root, {"train.sh": "docker exec -it -w /ws trainer python3 -m verl.trainer.main_ppo "
+                             "algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=1\n"})  # fmt: skip
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO101" in codes(report, "train.sh")
+    write(root, {"train.sh": "docker build -t verl .\ndocker run --rm -it verlai/verl:latest\n"})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert notes(report)["train.sh"] == "no GRPO launch command"
+
+
+def test_a_verl_trainer_whose_config_is_not_read_says_its_keys_were_not_checked(tmp_path, monkeypatch):
+    """One of verl's other trainers (`verl.experimental.one_step_off_policy.main_ppo`) composes a config of its
+    own that grpo-lint does not read: an unknown key goes unreported there, and the file's summary says which rules
+    were not checked rather than passing it as checked; verl's main_ppo reports the same key."""
+    run = "python3 -m {module} algorithm.adv_estimator=grpo actor_rollout_ref.rollout.bogus_probe=1\n"
+    root = write(tmp_path, {"train.sh": run.format(module="verl.experimental.one_step_off_policy.main_ppo")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert codes(report, "train.sh") == []
+    (summary,) = report["summary"]["files"]
+    assert any("composes a config of its own" in note for note in summary["not_checked"])
+    write(root, {"train.sh": run.format(module="verl.trainer.main_ppo")})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO002" in codes(report, "train.sh")
+    (summary,) = report["summary"]["files"]
+    assert not any("composes a config of its own" in note for note in summary["not_checked"])

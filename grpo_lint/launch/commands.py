@@ -105,8 +105,44 @@ def _unwrap(words: list[Word]) -> list[Word]:
     return words
 
 
+# `docker run` / `docker exec` options that take a value (the others are switches: --rm, -it, --privileged).
+_CONTAINER_VALUES = frozenset({
+    "-e", "--env", "--env-file", "-v", "--volume", "--mount", "-w", "--workdir", "--name", "--gpus", "--shm-size",
+    "--entrypoint", "--network", "--net", "-p", "--publish", "--ipc", "--pid", "-u", "--user", "--cpus", "-m",
+    "--memory", "--memory-swap", "--device", "-l", "--label", "--ulimit", "--cap-add", "--cap-drop", "--security-opt",
+    "-h", "--hostname", "--platform", "--pull", "--restart", "--log-driver", "--log-opt", "--runtime", "--add-host",
+    "--dns", "--tmpfs", "--cpuset-cpus", "--group-add", "--volumes-from", "--link", "--expose", "--detach-keys",
+    "--cidfile", "--uts", "--userns", "--stop-signal", "--storage-opt",
+})  # fmt: skip
+
+
+def _in_container(words: list[Word]) -> list[Word] | None:
+    """The command `docker run [options] IMAGE [command]` (or `docker exec [options] CONTAINER command`, podman
+    alike) runs inside the container: `--entrypoint python3 IMAGE -m pkg.main` runs `python3 -m pkg.main`. None
+    when the words are not such a command or name none."""
+    if len(words) < 3 or os.path.basename(words[0].text) not in ("docker", "podman"):
+        return None
+    if words[1].text not in ("run", "exec"):
+        return None
+    entrypoint: Word | None = None
+    index = 2
+    while index < len(words) and words[index].text.startswith("-"):
+        option, has_value, value = words[index].text.partition("=")
+        if option == "--entrypoint":
+            entrypoint = words[index]._replace(text=value) if has_value else words[min(index + 1, len(words) - 1)]
+        index += 1 if has_value or option not in _CONTAINER_VALUES else 2
+    inner = words[index + 1 :]  # past the image (or the container)
+    if entrypoint is not None and entrypoint.text:
+        inner = [entrypoint, *inner]
+    return inner or None
+
+
 def recognise(command: Command, places: Places) -> Launch | None:
-    words = _unwrap(list(command.words))
+    words = list(command.words)
+    contained = _in_container(words)
+    if contained is not None:  # its files are the image's: where it runs, and what is there, is not shown
+        words, places = contained, places._replace(lost=True)
+    words = _unwrap(words)
     if not words:
         return None
     command = command._replace(words=tuple(words))
