@@ -157,6 +157,13 @@ def lint_document(
     from grpo_lint.premises import decide
 
     diagnostics, unchecked = decide(diagnostics, plan, oldest)
+    hydra = document.hydra
+    if framework == "verl" and hydra is not None and hydra.entry and hydra.schema is None:
+        unchecked.append(
+            f"GRPO002, GRPO009 and the batch rules: {hydra.entry} composes a config of its own"
+            f"{f' ({hydra.not_composed})' if hydra.not_composed else ', which grpo-lint does not read'}; only the "
+            "sampling values the run writes are judged"
+        )
     if selected("GRPO013", options):
         from grpo_lint.premises import release_ties
 
