@@ -791,3 +791,21 @@ def test_a_framework_installed_after_the_project_itself_replaces_the_projects_pi
     )
     _, report = lint(root, monkeypatch, "recipes/grpo.yaml")
     assert codes(report) == ["GRPO006"]
+
+
+def test_a_lock_file_past_a_megabyte_still_states_the_release(tmp_path, monkeypatch, uninstalled):
+    """A project's uv.lock lists its whole environment and is often past a megabyte: it is still read, and its
+    locked TRL is the release, over the range pyproject.toml allows."""
+    filler = "".join(
+        f'[[package]]\nname = "pkg{i}"\nversion = "1.0.{i}"\nsource = {{ registry = "x" }}\n\n' for i in range(20000)
+    )
+    lock = filler + '[[package]]\nname = "trl"\nversion = "0.19.1"\nsource = { registry = "x" }\n'
+    assert len(lock) > 1024 * 1024
+    root = write(tmp_path, {
+        "pyproject.toml": '[project]\nname = "p"\ndependencies = ["trl>=0.19"]\n',
+        "uv.lock": lock,
+        "grpo.yaml": RECIPE,
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch, "grpo.yaml")
+    (target,) = report["summary"]["targets"]
+    assert target["version"] == "0.19.1" and target["source"].startswith("uv.lock:")

@@ -49,6 +49,9 @@ _REQUIREMENT_FILE = lazy(
     re.I,
 )
 _MAX_PIN_FILE = 512 * 1024
+# A lock file lists every package of an environment (a project's uv.lock is often past a megabyte); it is only
+# searched for its packages' entries, in one pass.
+_MAX_LOCK_FILE = 32 * 1024 * 1024
 _MAX_DEPTH = 8  # folders below the root that are searched for statements
 # `name[extras] specifiers ; markers` (PEP 508 without URLs): packaging.specifiers judges the versions.
 # (packaging.requirements would do the same at 25 ms of import on every pre-commit run.)
@@ -304,7 +307,7 @@ def find_pins(root: Path, files: list[str]) -> Statements:
 def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-untyped-def]
     """The statements one file makes. A notebook's install cell (a script's own header) speaks for that
     file alone; other statements for their folder."""
-    data = read_file(root / name, _MAX_PIN_FILE, within=root)
+    data = read_file(root / name, _MAX_LOCK_FILE if reader is _lock else _MAX_PIN_FILE, within=root)
     needles = _NEEDLES if reader is _docs or reader is _install_lines else _BOUND_NEEDLES
     if isinstance(data, ReadProblem) or not any(needle in data for needle in needles):
         return []
