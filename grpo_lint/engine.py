@@ -159,11 +159,12 @@ def _one_release_per_premise(
             if target.basis != "assumed" or target.fork is not None or plan.framework in options.targets:
                 continue
             _, keys = groups.setdefault((target.framework, target.uncertain), (target, []))
-            keys.extend(plan.document.entries)
+            # the repository's own fields say nothing of the release; a GRPOConfig(...) call's keywords do
+            own = frozenset() if plan.document.called else others.workspace.known_keys(target.framework)
+            keys.extend(k for k in plan.document.entries if k.lstrip("-").replace("-", "_") not in own)
     chosen: dict[tuple[str, str], Target] = {}
     for (framework, why), (target, keys) in groups.items():
-        own = others.workspace.known_keys(framework)  # the repository's own fields say nothing of the release
-        window = fitting(framework, target.admits, [k for k in keys if k.lstrip("-").replace("-", "_") not in own])
+        window = fitting(framework, target.admits, keys)
         window = window or target.admits
         if not window:
             continue

@@ -45,8 +45,9 @@ def target_for(
     recorded: str | None = None,
     path: str = "",
     keys: Iterable[str] = (),
+    called: bool = False,
 ) -> Target:
-    return resolve_target(framework, options.targets, recorded, workspace, path, keys)
+    return resolve_target(framework, options.targets, recorded, workspace, path, keys, called)
 
 
 # --- configs ---------------------------------------------------------------------------------
@@ -130,7 +131,9 @@ def lint_document(
         nested_to_paths(document)
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     recorded_version = str(recorded.value) if recorded is not None else None
-    target = target_for(framework, options, workspace, recorded_version, document.path, document.entries)
+    target = target_for(
+        framework, options, workspace, recorded_version, document.path, document.entries, document.called
+    )
     if framework == "swift":
         target = _with_trl_under(target, options, workspace)
     if target.fork is not None and not target.fork.mapped:
@@ -149,10 +152,15 @@ def lint_document(
     plan = _plan(framework, document, target, options, workspace)
     diagnostics = _judged(plan, options)
     oldest = None
-    if target.basis == "assumed" and len(target.allows) > 1 and any(_release_error(d) for d in diagnostics):
-        # An assumed release stands for several: an error that the oldest of them gives too is no assumption.
-        oldest = _judged(
-            _plan(framework, document, target._replace(version=target.allows[0]), options, workspace), options
+    if target.basis == "assumed" and target.allows and any(_release_error(d) for d in diagnostics):
+        # An assumed release stands for several: an error that the oldest of them gives too is no assumption (nor
+        # is one of the only release that fits the keys the config writes).
+        oldest = (
+            diagnostics
+            if len(target.allows) == 1
+            else _judged(
+                _plan(framework, document, target._replace(version=target.allows[0]), options, workspace), options
+            )
         )
     from grpo_lint.premises import decide
 
@@ -437,6 +445,7 @@ def lint_python(
         if not _trls(call.callee, code.index):
             continue  # the repository's own class of that name (`from src.model import GRPOConfig`): not TRL's
         document = Document(display, text, "python", call.entries)
+        document.called = call.callee.rpartition(".")[2] == "GRPOConfig"
         document.unknown = frozenset(call.unknown)
         document.unknown_entries = dict(call.unknown_entries or {})
         if code.unsloth:

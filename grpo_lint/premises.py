@@ -190,6 +190,11 @@ def _only_at_some(target: Target) -> str:
 def assumed(diagnostic: Diagnostic, target: Target, everywhere: bool = False) -> Diagnostic:
     """An error whose verdict depends on a release that is only assumed: a warning that says so; or, when
     the oldest and the newest of the releases it stands for both give it, still an error that says so."""
+    if everywhere and len(target.allows) == 1:
+        return diagnostic._replace(
+            message=diagnostic.message + f" (The release is assumed ({target.uncertain}); {target} is the only "
+            f"{target.framework_name} release that fits the keys this config writes.)"
+        )
     if everywhere:
         span = f"{target.allows[0]} to {target.allows[-1]}"
         return diagnostic._replace(

@@ -171,6 +171,7 @@ def resolve_target(
     repository: Repository | None = None,
     path: str = "",
     keys: Iterable[str] = (),
+    called: bool = False,
 ) -> Target:
     """Which release to lint for, and whether the repository shows it or grpo-lint assumes it.
 
@@ -206,7 +207,7 @@ def resolve_target(
         return _known(framework, fork.version, where, keys)._replace(fork=fork)
     pin, note = repository.statement(framework, path) if repository is not None else (None, "")
     installed = installed_version(framework)
-    own = _OwnKeys(repository, framework)
+    own: Container[str] = frozenset() if called else _OwnKeys(repository, framework)
     if pin is not None:
         if pin.fork:
             why = f"{pin.provenance} has keys and checks of its own, and its files are not in the checkout"

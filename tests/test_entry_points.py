@@ -1141,3 +1141,29 @@ def test_a_verl_trainer_whose_config_is_not_read_says_its_keys_were_not_checked(
     assert "GRPO002" in codes(report, "train.sh")
     (summary,) = report["summary"]["files"]
     assert not any("composes a config of its own" in note for note in summary["not_checked"])
+
+
+def test_a_scripts_grpo_config_keywords_are_evidence_of_the_release_even_where_its_parser_names_them(
+    tmp_path, monkeypatch
+):
+    """The repository bounds TRL to 0.14-0.17 (transformers==4.48.3) and its script passes `loss_type=` to
+    GRPOConfig, a keyword TRL has only from 0.17.0: that release is the only one the run fits, so a batch that is
+    no whole number of groups there is an error, though the script's own argparse has a `--loss_type` flag too.
+    Without the keyword the release stays open (0.14.0 counted prompts, not completions): a warning."""
+    train = ARGPARSE_TRAIN.replace(
+        'parser.add_argument("--gamma"',
+        'parser.add_argument("--loss_type", default="bnpo")\nparser.add_argument("--gamma"',
+    ).replace("    beta=args.beta,\n", "    beta=args.beta,\n    loss_type=args.loss_type,\n")
+    train = train.replace("    sync_ref_model=args.sync_ref_model,\n", "")  # (a keyword of TRL 0.15.0 on)
+    root = write(tmp_path, {
+        "requirements.txt": "trl\ntransformers==4.48.3\n",
+        "train.py": train,
+        "run.sh": "python train.py --loss_type dr_grpo --n 16 --bs 4\n",
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch, ".")
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO102"]
+    assert found["severity"] == "error" and "the only TRL release that fits" in found["message"]
+    write(root, {"train.py": train.replace("    loss_type=args.loss_type,\n", "")})
+    _, report = lint(root, monkeypatch, ".")
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO102"]
+    assert found["severity"] == "warning"

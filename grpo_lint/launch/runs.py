@@ -180,6 +180,7 @@ def _run(
         through = through_hydra(launch, places, result) or through_argparse(launch, places, flags, unresolved)
         if through is not None:  # the script's own parser feeds its GRPOConfig(...) call: that call is the run
             flags, unresolved, computed = through
+            document.called = True
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
     if launch.by_config and not _is_grpo(document):

@@ -37,8 +37,8 @@ class Document:
     """A parsed config file."""
 
     __slots__ = (
-        "_lines", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path", "record",
-        "text", "trainer", "unknown", "unknown_entries",
+        "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path",
+        "record", "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -71,6 +71,10 @@ class Document:
         # A trainer (or config class) of the repository's own that reads the config its own way, not TRL's
         # GRPOTrainer: TRL's batch and trainer checks do not apply to it. "" when it is TRL's or not known.
         self.trainer = ""
+        # The keys are the keywords of a call of the framework's own config class (`GRPOConfig(loss_type=...)`, a
+        # launched script's call fed by its flags): each exists in the release that runs, even where the
+        # repository's own parser has a flag of the same name.
+        self.called = False
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""
