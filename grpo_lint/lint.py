@@ -20,7 +20,7 @@ from grpo_lint.patterns import lazy
 from grpo_lint.premises import ASSUMED_READER, RELEASE_INDEPENDENT
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
-from grpo_lint.versions import Target, resolve_target
+from grpo_lint.versions import Target, from_git, resolve_target
 
 if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
@@ -154,9 +154,13 @@ def lint_document(
     oldest = None
     if target.basis == "assumed" and target.allows and any(_release_error(d) for d in diagnostics):
         # An assumed release stands for several: an error that the oldest of them gives too is no assumption (nor
-        # is one of the only release that fits the keys the config writes).
+        # is one of the only release that fits the keys the config writes, unless the code installed is a git
+        # checkout, which may lie between releases).
+        only = len(target.allows) == 1 and not from_git(target)
         oldest = (
             diagnostics
+            if only
+            else None
             if len(target.allows) == 1
             else _judged(
                 _plan(framework, document, target._replace(version=target.allows[0]), options, workspace), options

@@ -230,6 +230,12 @@ def resolve_target(
     return _assumed(framework, releases(framework), keys, "", why, own)
 
 
+def from_git(target: Target) -> bool:
+    """Whether the statement the release was assumed within installs a git checkout (a branch or a commit,
+    grpo_lint.workspace.pins), whose code may lie between releases."""
+    return " from git (" in target.source or " at git commit " in target.source
+
+
 class _OwnKeys:
     """The keys the repository's own argument classes define, read only when an assumption needs them
     (reading them parses the repository's Python files)."""
