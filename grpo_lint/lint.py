@@ -20,7 +20,7 @@ from grpo_lint.patterns import lazy
 from grpo_lint.premises import ASSUMED_READER, RELEASE_INDEPENDENT
 from grpo_lint.results import FileResult
 from grpo_lint.sources.document import Document, ReadProblem
-from grpo_lint.versions import Target, from_git, resolve_target
+from grpo_lint.versions import Target, resolve_target
 
 if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
@@ -156,16 +156,12 @@ def lint_document(
         # An assumed release stands for several: an error that the oldest of them gives too is no assumption (nor
         # is one of the only release that fits the keys the config writes, unless the code installed is a git
         # checkout, which may lie between releases).
-        only = len(target.allows) == 1 and not from_git(target)
-        oldest = (
-            diagnostics
-            if only
-            else None
-            if len(target.allows) == 1
-            else _judged(
+        if len(target.allows) > 1:
+            oldest = _judged(
                 _plan(framework, document, target._replace(version=target.allows[0]), options, workspace), options
             )
-        )
+        elif not target.git:
+            oldest = diagnostics
     from grpo_lint.premises import decide
 
     diagnostics, unchecked = decide(diagnostics, plan, oldest)

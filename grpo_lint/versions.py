@@ -69,6 +69,7 @@ class Target(Record):
     # choices, so no upstream release decides what it accepts.
     foreign: bool = False
     stated: str = ""  # an assumed release: the repository's statement it was assumed within ("" = none)
+    git: bool = False  # that statement installs a git checkout (a branch, a commit): code that may lie between releases
 
     def __str__(self) -> str:
         # Every message names the release, and packaging builds a version's text anew each time: kept per object
@@ -217,9 +218,12 @@ def resolve_target(
         if pin.commit:
             why = f"{pin.provenance} names no release grpo-lint can tell"
             target = _assumed(framework, releases(framework), keys, pin.provenance, why, own)
-            return target._replace(note=note, stated="")  # one release, not known: no statement of every release
+            # one release, not known: no statement of every release
+            return target._replace(note=note, stated="", git=True)
         if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
-            target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)
+            target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)._replace(
+                git=pin.git
+            )
             if installed is not None and installed != pin.version and target.basis == "shown":
                 extra = f"the installed {DISPLAY[framework]} {installed} differs; the repository's statement is used"
                 note = f"{note}; {extra}" if note else extra
@@ -228,12 +232,6 @@ def resolve_target(
         return _known(framework, installed, "installed", keys)._replace(note=note)
     why = note or f"nothing in the repository states which {DISPLAY[framework]} release it runs"
     return _assumed(framework, releases(framework), keys, "", why, own)
-
-
-def from_git(target: Target) -> bool:
-    """Whether the statement the release was assumed within installs a git checkout (a branch or a commit,
-    grpo_lint.workspace.pins), whose code may lie between releases."""
-    return " from git (" in target.source or " at git commit " in target.source
 
 
 class _OwnKeys:

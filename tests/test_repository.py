@@ -703,25 +703,31 @@ def test_a_transformers_bound_keeps_the_releases_it_admits_and_never_overrides_a
     assert pin.version == Version("0.17.0") and pin.provenance.startswith("TRL (no release stated), bounded by")
 
 
+def recorded_parses(monkeypatch) -> list[str]:
+    """The files the positioned YAML/JSON parse reads from now on, as displayed, in order."""
+    from grpo_lint.sources import yaml_reader
+
+    parsed: list[str] = []
+    real_parse = yaml_reader.parse
+    monkeypatch.setattr(
+        yaml_reader, "parse", lambda text, display, fmt: parsed.append(display) or real_parse(text, display, fmt)
+    )
+    return parsed
+
+
 def test_another_tools_config_found_by_a_walk_is_passed_over_by_its_words_and_a_near_miss_is_not(
     tmp_path, monkeypatch, uninstalled
 ):
     """A walk finds thousands of other tools' configs in a large repository: one whose words hold no GRPO key, no
     verl section and fewer than two training arguments is skipped unparsed, as parsing it would conclude; a file
     whose only GRPO evidence is a misspelt key among training arguments is still parsed and reported."""
-    from grpo_lint.sources import yaml_reader
-
     write(tmp_path, {
         "requirements.txt": "trl==0.19.1\n",
         "tools/resnet.yaml": "model:\n  name: resnet50\n  depth: 4\ntrain:\n  epochs: 10\n  lr: 0.01\n",
         "tools/broken.yaml": "model: [unclosed\n",
         "runs/typo.yaml": "learning_rate: 1.0e-6\nper_device_train_batch_size: 4\nnum_generation: 4\n",
     })  # fmt: skip
-    parsed: list[str] = []
-    real_parse = yaml_reader.parse
-    monkeypatch.setattr(
-        yaml_reader, "parse", lambda text, display, fmt: parsed.append(display) or real_parse(text, display, fmt)
-    )
+    parsed = recorded_parses(monkeypatch)
     _, report = lint(tmp_path, monkeypatch)
     assert notes(report)["tools/resnet.yaml"] == "no GRPO key"
     assert notes(report)["tools/broken.yaml"] == "no GRPO key"
@@ -742,8 +748,6 @@ def test_a_found_json_of_results_is_judged_from_its_decoded_data_and_a_json_conf
     guard is left to the parse (reported as unreadable, as its text looks like a GRPO config)."""
     import json
 
-    from grpo_lint.sources import yaml_reader
-
     trace = {"run": "grpo_seed42", "steps": [{"step": i, "num_generations": 8, "loss": 0.1} for i in range(3000)]}
     deep: object = "grpo"
     for _ in range(120):
@@ -755,11 +759,7 @@ def test_a_found_json_of_results_is_judged_from_its_decoded_data_and_a_json_conf
         "configs/grpo.json": json.dumps({"num_generations": 1, "per_device_train_batch_size": 4}),
         "configs/deep.json": json.dumps({"num_generations": deep}),
     })  # fmt: skip
-    parsed: list[str] = []
-    real_parse = yaml_reader.parse
-    monkeypatch.setattr(
-        yaml_reader, "parse", lambda text, display, fmt: parsed.append(display) or real_parse(text, display, fmt)
-    )
+    parsed = recorded_parses(monkeypatch)
     _, report = lint(tmp_path, monkeypatch)
     assert notes(report)["results/trace.json"] == "no GRPO key"
     assert notes(report)["results/name.json"] == "not a mapping"

@@ -417,7 +417,9 @@ def _copy_for(command: Command, places: Places, copies: list[str]) -> str | None
     return best[1] if best[0] > 0 and [s for s, _ in scored].count(best[0]) == 1 else None
 
 
-_RUN_DIR = lazy(r"^(?:\$\{?PWD\}?|\$\(pwd\)|`pwd`)(?:/|$)")
+# The folder a run starts in, as a shell word spells it.
+RUN_DIR = r"(?:\$\(pwd\)|\$\{?PWD\}?|`pwd`)"
+_RUN_DIR_PREFIX = lazy(rf"^{RUN_DIR}(?:/|$)")
 
 
 def _unseen_path_folder(command: Command, places: Places | None) -> str:
@@ -429,7 +431,7 @@ def _unseen_path_folder(command: Command, places: Places | None) -> str:
         return ""
     files = places.modules.files
     for part in path_word.text.split(":"):
-        relative = _RUN_DIR.sub("", part).strip("/")
+        relative = _RUN_DIR_PREFIX.sub("", part).strip("/")
         if not relative or os.path.isabs(part) or "$" in relative or "`" in relative or ".." in relative.split("/"):
             continue
         held = [folder / relative for folder in (*places.workdirs(), places.script_dir, places.root)]

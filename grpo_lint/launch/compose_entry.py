@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.launch.commands import RUN_DIR
 from grpo_lint.limits import MAX_FILE_BYTES
 from grpo_lint.sources.hydra_compose import (
     ComposeError,
@@ -132,7 +133,7 @@ def config_path_word(launch: Launch) -> Any:
     return None
 
 
-_RUN_DIR_PATH = re.compile(r"^(?:[^=]*=)?(?:\$\(pwd\)|\$\{?PWD\}?|`pwd`)/([\w./-]+)$")
+_RUN_DIR_PATH = re.compile(r"^(?:[^=]*=)?" + RUN_DIR + r"/([\w./-]+)$")
 
 
 def run_dir_path(word: Any, places: Places) -> Path | None:

@@ -92,6 +92,7 @@ class Pin(Record):
     kind: int = DEPENDENCY
     allows: tuple[Version, ...] = ()  # the known releases it admits, oldest first (a range, a pre-release)
     commit: bool = False  # a git commit: no release grpo-lint can tell
+    git: bool = False  # installs a git checkout (a branch or a commit), whose code may lie between releases
     fork: bool = False  # another project's copy of the framework (a git submodule of a fork): its own keys
     requirement: str = ""  # a bounding package's statement (`framework` is its name): its specifier, `==4.49.0`
 
@@ -476,8 +477,11 @@ def _git_pin(text: str, where: str, kind: int) -> Pin | None:
             return None
         return Pin(framework, version, f"{where} {text}", True, kind=kind, allows=around(framework, version))
     if _COMMIT.match(ref):
-        return Pin(framework, None, f"{where} {project} at git commit {ref[:12]}", True, kind=kind, commit=True)
-    return _selected(framework, None, f"{where} {project} from git ({ref or 'default branch'})", kind)
+        return Pin(
+            framework, None, f"{where} {project} at git commit {ref[:12]}", True, kind=kind, commit=True, git=True
+        )
+    branch = _selected(framework, None, f"{where} {project} from git ({ref or 'default branch'})", kind)
+    return branch._replace(git=True) if branch is not None else None
 
 
 def pick(framework: str, specifier: SpecifierSet) -> tuple[Version | None, bool]:
