@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from grpo_lint.engine import guarded, lint_text
@@ -178,6 +178,9 @@ JSON_VALUES = st.recursive(
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(JSON_WORDS, JSON_VALUES, max_size=6) | st.lists(JSON_VALUES, max_size=3) | SCALARS)
+@example({"rlhf_type": float("inf")})  # `Infinity` to the parse, inf to json: the note quotes the file's spelling
+@example({"rlhf_type": 1e5})
+@example({"rlhf_type": "dpo"})
 def test_a_found_json_file_skipped_from_its_decoded_data_is_one_the_positioned_parse_skips(data):
     """What `found_json_skip` concludes from json's decoder is what the positioned parse and `detect` conclude:
     the same note for a file that is no GRPO config (None leaves the file to the parse)."""

@@ -161,6 +161,10 @@ def found_json_skip(text: str) -> str | None:
     entries = {str(key): Entry(str(key), item, _NOWHERE, _NOWHERE) for key, item in value.items()}
     if any(marker in entries for marker in WANDB_MARKERS) or entries.keys() & ACCELERATE_KEYS:
         return None
+    if not isinstance(value.get("rlhf_type", ""), str):
+        # The note quotes this value, and YAML reads a JSON number its own way (`Infinity` and `1e5` are
+        # strings to it, 100000.0 and inf to json): the positioned parse tells it as the file spells it.
+        return None
     detection = detect(Document("", text, "json", entries))
     return detection.reason if detection.framework is None else None
 
