@@ -17,6 +17,12 @@ _BASIS = {
     "generation": "the generation batch",
 }
 SAMPLING = ("temperature", "top_p", "top_k", "min_p", "repetition_penalty", "use_vllm", "vllm_mode")
+# What the batch rows are computed from: when one is not known before launch, neither are they.
+_GEOMETRY = (
+    "per_device_train_batch_size", "gradient_accumulation_steps", "num_generations", "steps_per_generation",
+    "generation_batch_size",
+)  # fmt: skip
+NOT_KNOWN = "not known before launch"
 
 
 def describe(plan: RunPlan) -> dict[str, Any]:
@@ -33,34 +39,50 @@ def describe(plan: RunPlan) -> dict[str, Any]:
     must_hold = group_batch(rules, g) if rules.basis != "none" else None
     n = g.num_generations
     generation_kwargs = plan.value("generation_kwargs")
+    known = not plan.document.unknown.intersection(_GEOMETRY)  # a script computes one of them: no sum is shown
     return {
         **_common(plan),
-        "per_device_batch": _setting(plan.get("per_device_train_batch_size")),
-        "gradient_accumulation_steps": _setting(plan.get("gradient_accumulation_steps")),
-        "steps_per_generation": g.steps(),
-        "generation_batch": per_round,
-        "prompts_per_generation": per_round // n if n > 0 and per_round % n == 0 else None,
-        "completions_per_optimizer_step": g.global_batch * g.grad_accum,
+        "per_device_batch": _setting(plan, "per_device_train_batch_size"),
+        "gradient_accumulation_steps": _setting(plan, "gradient_accumulation_steps"),
+        "steps_per_generation": g.steps() if known else None,
+        "generation_batch": per_round if known else None,
+        "prompts_per_generation": per_round // n if known and n > 0 and per_round % n == 0 else None,
+        "completions_per_optimizer_step": g.global_batch * g.grad_accum if known else None,
         "whole_groups_required_of": _BASIS[rules.basis],
-        "whole_groups_batch": must_hold,
+        "whole_groups_batch": must_hold if known else None,
         "evaluation": {
             "enabled": g.eval_enabled,
             "batch": g.world_size * g.eval_per_device,
             "num_generations": g.num_generations_eval or n,
         },
         "generation_kwargs": generation_kwargs if isinstance(generation_kwargs, dict) else None,
-        "valid_process_counts": valid_world_sizes(rules, g) if rules.basis != "none" else "any",
+        "valid_process_counts": (valid_world_sizes(rules, g) if rules.basis != "none" else "any")
+        if known
+        else NOT_KNOWN,
     }
 
 
-def _setting(setting: Setting) -> dict[str, Any]:
-    # Without a key: "default", or how the value was found (--world-size, num_processes, ...).
-    line = f", line {setting.span.line}" if setting.span else ""
+def _setting(plan: RunPlan, name: str) -> dict[str, Any]:
+    """A setting's value and what decided it; a value the launch or the script computes is not known (its default
+    never applies)."""
+    if name in plan.document.unknown:
+        return {"value": None, "from": NOT_KNOWN}
+    return _described(plan.get(name), plan.path)
+
+
+def _described(setting: Setting, here: str) -> dict[str, Any]:
+    # Without a key: "default", or how the value was found (--world-size, num_processes, ...). A key of another file
+    # (the config a script loads) is named with that file.
+    span = setting.span
+    elsewhere = span is not None and span.path is not None and span.path != here
+    line = (f", {span.path}:{span.line}" if elsewhere else f", line {span.line}") if span else ""
     where = f"{setting.key}{line}" if setting.key else setting.origin
     return {"value": setting.value, "from": where}
 
 
 def _value(item: dict[str, Any]) -> str:
+    if item["from"] == NOT_KNOWN:
+        return NOT_KNOWN
     return f"{item['value']}" + (f"  [{item['from']}]" if item["from"] else "")
 
 
@@ -121,10 +143,10 @@ def _common(plan: RunPlan) -> dict[str, Any]:
         "framework": plan.target.framework_name,
         "target": str(plan.target.version),
         "target_source": plan.target.source,
-        "world_size": _setting(plan.world_size),
-        "num_generations": _setting(plan.get("num_generations")),
-        "sampling": {name: _setting(plan.get(name)) for name in SAMPLING if name in plan.settings},
-        "seed": _setting(plan.get("seed")),
+        "world_size": _described(plan.world_size, plan.path),
+        "num_generations": _setting(plan, "num_generations"),
+        "sampling": {name: _setting(plan, name) for name in SAMPLING if name in plan.settings},
+        "seed": _setting(plan, "seed"),
         # the config tree the repository's own entry point composes (verl), when it was composed
         "config_tree": getattr(plan.document.hydra, "composed_from", "") or None,
     }
@@ -180,10 +202,10 @@ def _text(d: dict[str, Any]) -> str:
         ("per-device batch", _value(d["per_device_batch"])),
         ("gradient accumulation", _value(d["gradient_accumulation_steps"])),
         ("num_generations", _value(d["num_generations"])),
-        ("steps per generation", str(d["steps_per_generation"])),
-        ("generation batch", f"{d['generation_batch']} completions per generation round"),
-        ("prompts per round", str(prompts) if prompts is not None else "not a whole number"),
-        ("completions per step", f"{d['completions_per_optimizer_step']} per optimizer step"),
+        ("steps per generation", _number(d["steps_per_generation"])),
+        ("generation batch", _number(d["generation_batch"], " completions per generation round")),
+        ("prompts per round", _prompts(prompts, d["generation_batch"])),
+        ("completions per step", _number(d["completions_per_optimizer_step"], " per optimizer step")),
         (
             "whole groups of",
             d["whole_groups_required_of"]
@@ -203,3 +225,15 @@ def _text(d: dict[str, Any]) -> str:
     counts = d["valid_process_counts"]
     rows.append(("valid process counts", counts if isinstance(counts, str) else spell_counts(counts)))
     return _block(d["path"], rows)
+
+
+def _prompts(prompts: int | None, generation_batch: int | None) -> str:
+    if prompts is not None:
+        return str(prompts)
+    if generation_batch is None:
+        return NOT_KNOWN
+    return "not a whole number"
+
+
+def _number(value: int | None, unit: str = "") -> str:
+    return NOT_KNOWN if value is None else f"{value}{unit}"

@@ -24,7 +24,7 @@ from grpo_lint.launch.commands import (
     recognise,
     resolve_file,
 )
-from grpo_lint.launch.script_config import through_argparse, through_hydra
+from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -160,6 +160,10 @@ def _run(
         return _finish_run(Run(launch, document, unresolved, extra))
     version = target_for(launch.framework).version
     flags, unresolved = flag_entries(launch.args)
+    given = dict(flags)  # what the launch gives the script's own parser
+    own_script = launch.framework == "trl" and launch.entry is None
+    # The script's own `--config`: the file is read there, and its GRPOConfig call takes what it needs of it.
+    own_config = own_script and owns_config_flag(launch, places)
     config_entry, config_path = _config_file(launch, flags, version)
     if config_entry is not None and "config" in unresolved:
         if launch.by_config:
@@ -175,9 +179,11 @@ def _run(
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
         file_entries = _read_config(config_entry, config_path, places, result, script.text, launch.command)
+        if own_config:
+            file_entries = {}  # (read above for its place and its problems: not found, not YAML)
     computed: dict[str, Entry] = {}
-    if launch.framework == "trl" and launch.entry is None:
-        through = through_hydra(launch, places, result) or through_argparse(launch, places, flags, unresolved)
+    if own_script:
+        through = through_hydra(launch, places, result) or through_argparse(launch, places, given, unresolved, result)
         if through is not None:  # the script's own parser feeds its GRPOConfig(...) call: that call is the run
             flags, unresolved, computed = through
             document.called = True

@@ -21,6 +21,18 @@ if TYPE_CHECKING:
 Through = tuple[dict[str, Entry], dict[str, "Word"], dict[str, Entry]]
 
 
+def owns_config_flag(launch: Launch, places: Places) -> bool:
+    """Whether a launched script's own argparse has `--config`: the file it names is the script's to read (its
+    GRPOConfig call takes what it needs from it), not TRL's `--config` of GRPOConfig fields."""
+    modules = places.modules
+    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
+    program = modules.program(found) if found is not None else None
+    if program is None or program.parser is not None:
+        return False
+    code = modules.code(modules.relative(found))
+    return code is not None and "config" in code.flag_defaults and bool(code.configs)
+
+
 def _grpo_config_call(places: Places, found: Path) -> tuple[Any, Any] | None:
     """The script's one `GRPOConfig(...)` call that names its keywords (no `**kwargs`), with the script's code."""
     modules = places.modules
@@ -93,25 +105,28 @@ def through_hydra(launch: Launch, places: Places, result: Any) -> Through | None
 
 
 def through_argparse(
-    launch: Launch, places: Places, flags: dict[str, Entry], unresolved: dict[str, Word]
+    launch: Launch, places: Places, flags: dict[str, Entry], unresolved: dict[str, Word], result: Any
 ) -> Through | None:
     """A launched script that reads its own argparse flags and builds one `GRPOConfig(...)` from them
     (`beta=args.beta`): the run's config is that call. Each keyword takes the launch's flag of the attribute it
     reads, else the script's argparse default (`--beta` default 0.4, not GRPOConfig's), or the call's literal;
-    a keyword computed otherwise has no known value, and no GRPOConfig default applies to it. The launch's other
-    flags are the script's own. None when the script shows no such single call (a parser of argument classes,
-    `GRPOConfig(**kwargs)`, a config built in another module)."""
+    a keyword that reads a config file the script loads (`tcfg["num_generations"]` of `yaml.safe_load(open(
+    args.config))`) takes that file's value; a keyword computed otherwise has no known value, and no GRPOConfig
+    default applies to it. The launch's other flags are the script's own. None when the script shows no such
+    single call (a parser of argument classes, `GRPOConfig(**kwargs)`, a config built in another module)."""
     from grpo_lint.sources.python_code import NOT_LITERAL
 
     modules = places.modules
     found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
     program = modules.program(found) if found is not None else None
-    if program is None or program.parser is not None or not program.flags:
+    if program is None or program.parser is not None:
         return None
     through = _grpo_config_call(places, found)
     if through is None:
         return None
     call, code = through
+    if not program.flags and not call.loaded:
+        return None
 
     def read(chain: str) -> tuple[Entry | None, Word | None, Any]:
         base, _, attribute = chain.partition(".")
@@ -123,22 +138,106 @@ def through_argparse(
         default = code.flag_defaults.get(attribute, NOT_LITERAL)
         return None, None, _COMPUTED if default is NOT_LITERAL else default
 
-    return _assemble(call, str(found), read)
+    def config_file(kind: str, source: str) -> str | None:
+        """The path of a config file the script loads: the launch's flag (`--config configs/a.yaml`), else the
+        flag's argparse default; or the path the script writes. None when not known before launch."""
+        if kind == "path":
+            return source
+        if source not in code.flag_defaults:
+            return None  # (`cfg_path.read_text()` of no flag of the script's own)
+        if source in flags:
+            entry = flags[source]
+            return entry.value if source not in unresolved and isinstance(entry.value, str) else None
+        default = code.flag_defaults[source]
+        return default if isinstance(default, str) else None
+
+    loaded = _loaded_values(call, config_file, places, result, str(found))
+    for field, given in (call.loaded or {}).items():
+        if given.override is None:
+            continue
+        entry, word, default = read(given.override)  # the flag wins when the launch gives it, or when it defaults
+        if entry is not None:  # to something the script keeps (`default=1e-5` where the test is `is not None`)
+            loaded[field] = (entry, word)
+        elif default is _COMPUTED:
+            loaded[field] = (None, None)
+        elif not (default is None or (given.falsy and not default)):
+            at = call.span._replace(path=str(found))
+            loaded[field] = (Entry(field, default, at, at), None)
+    return _assemble(call, str(found), read, loaded)
+
+
+def _loaded_values(
+    call: Any, config_file: Callable[[str, str], str | None], places: Places, result: Any, located: str
+) -> dict[str, tuple[Entry | None, Word | None]]:
+    """Each keyword that reads a key of a config file the script loads: that key's entry in the file (its value
+    and place), the `.get(key, default)` default where the file lacks the key, or None when not known."""
+    from grpo_lint.launch.commands import find_file
+    from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.document import Document
+    from grpo_lint.sources.python_code import NOT_LITERAL
+    from grpo_lint.sources.python_loads import NO_DEFAULT
+
+    values: dict[str, tuple[Entry | None, Word | None]] = {}
+    documents: dict[str, Document | None] = {}
+    for field, read in (call.loaded or {}).items():
+        values[field] = (None, None)
+        named = config_file(read.kind, read.source)
+        if named is None:
+            continue
+        if named not in documents:
+            path = find_file(named, places)
+            parsed = yaml_reader.read(path, str(path)) if isinstance(path, Path) else None
+            documents[named] = parsed if isinstance(parsed, Document) else None
+            if isinstance(parsed, Document):
+                result.sources[str(path)] = parsed.text
+        document = documents[named]
+        if document is None:
+            continue
+        entries, entry = document.entries, None
+        for key in read.keys:
+            entry = entries.get(key)
+            if entry is None:
+                break
+            entries = entry.children
+        if entry is not None and not entry.children:
+            values[field] = (stamp(entry, document.path), None)
+        elif entry is None and read.default not in (NO_DEFAULT, NOT_LITERAL) and not isinstance(read.default, dict):
+            at = call.span._replace(path=located)
+            values[field] = (Entry(field, read.default, at, at), None)  # `.get(key, default)`
+        # (else not known: a section, a key the file lacks (the script stops there), or a default it computes)
+    return values
 
 
 _COMPUTED = object()  # a keyword whose value the script computes: not known, and no GRPOConfig default applies
 
 
-def _assemble(call: Any, located: str, read: Callable[[str], tuple[Entry | None, Word | None, Any]]) -> Through:
+def _assemble(
+    call: Any,
+    located: str,
+    read: Callable[[str], tuple[Entry | None, Word | None, Any]],
+    loaded: dict[str, tuple[Entry | None, Word | None]] | None = None,
+) -> Through:
     """The run's config from the script's GRPOConfig(...) call: its literals; for each keyword that reads an attribute
     (`args.beta`, `cfg.grpo.beta`), what `read` finds for it (the launch's entry, with the word of a value known only
-    at launch; else a value the script defaults to; else _COMPUTED); a keyword computed otherwise has no known
-    value. (entries, words known only at launch, computed entries)."""
+    at launch; else a value the script defaults to; else _COMPUTED); for each keyword that reads a config file the
+    script loads, the entry `loaded` found; a keyword computed otherwise has no known value. (entries, words known
+    only at launch, computed entries)."""
     entries = {field: stamp(entry, located) for field, entry in call.entries.items()}
     words: dict[str, Word] = {}
     computed: dict[str, Entry] = {}
     unknown = call.unknown_entries or {}
+    loaded = loaded or {}
+    for field, (value, word) in loaded.items():
+        if value is not None:
+            entries[field] = _named(value, field)
+            if word is not None:
+                words[field] = word
+        else:  # a key of a file not known before launch, a section, or a key the file lacks
+            at = unknown.get(field)
+            computed[field] = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
     for field, chain in call.attributes.items():
+        if field in loaded:
+            continue
         at = unknown.get(field)
         place = call.span._replace(path=located)
         written = stamp(at, located) if at is not None else Entry(field, None, place, place)
@@ -152,6 +251,14 @@ def _assemble(call: Any, located: str, read: Callable[[str], tuple[Entry | None,
         else:
             computed[field] = written
     for field, at in unknown.items():
-        if field not in call.attributes:  # `beta=0.0 if args.x else 0.04`: computed by the script
+        if field not in call.attributes and field not in loaded:  # `beta=0.0 if args.x else 0.04`: computed
             computed[field] = stamp(at, located)
     return entries, words, computed
+
+
+def _named(entry: Entry, field: str) -> Entry:
+    """A value of a config file the script loads, as the keyword it feeds (`num_generations`), at its place in the
+    file (`training.group_size: 4`)."""
+    named = Entry(field, entry.value, entry.key_span, entry.value_span)
+    named.item_spans = entry.item_spans
+    return named

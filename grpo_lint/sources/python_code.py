@@ -45,6 +45,7 @@ from grpo_lint.sources.python_index import (
     dotted,
     literal,
 )
+from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, opened, overridden, view
 from grpo_lint.sources.python_needles import (
     DISTRIBUTED_MODULES,
     DISTRIBUTED_NAMES,
@@ -148,6 +149,9 @@ class ConfigCall(Record):
     # the name and its attributes, dotted (`args.beta`, `cfg.grpo.beta`).
     attributes: dict[str, str] | None = None
     spread: bool = False  # `**kwargs` among the arguments: the call may set any field
+    # Keyword arguments whose value is a key of a config file the script loads (`tcfg["num_generations"]` after
+    # `cfg = yaml.safe_load(open(args.config))` and `tcfg = cfg["training"]`).
+    loaded: dict[str, LoadedRead] | None = None
 
 
 class Seed(Record):
@@ -321,7 +325,7 @@ def _deep_enough() -> Iterator[None]:
 
 
 class _Scope:
-    __slots__ = ("class_name", "generates", "id", "main", "name", "params", "rank_vars", "trains")
+    __slots__ = ("class_name", "files", "generates", "id", "loads", "main", "name", "params", "rank_vars", "trains")
 
     def __init__(self, scope: int, name: str, class_name: str, params: tuple[str, ...], main: bool) -> None:
         self.id = scope
@@ -332,6 +336,8 @@ class _Scope:
         self.rank_vars: set[str] = set()  # local names assigned from the rank
         self.generates = False
         self.trains = False
+        self.files: dict[str, tuple[str, str]] = {}  # `with open(args.config) as f`: f -> where its path comes from
+        self.loads: dict[str, Loaded] = {}  # `cfg = yaml.safe_load(f)`, `tcfg = cfg["training"]`
 
 
 class _Class:
@@ -731,6 +737,43 @@ class _Visitor(ast.NodeVisitor):
         for target in node.targets:
             self._assign(target, node.value, ranked)
             self.visit(target)
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            self._bind_loaded(node.targets[0].id, value)
+
+    def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
+        for item in node.items:  # `with open(args.config) as f:`
+            if isinstance(item.optional_vars, ast.Name):
+                source = opened(item.context_expr)
+                if source is not None:
+                    self.scope.files[item.optional_vars.id] = source
+        self.generic_visit(node)
+
+    visit_AsyncWith = visit_With
+
+    def _loaded_names(self) -> dict[str, Loaded]:
+        """The loaded config files and sections in reach: the module's, then each enclosing function's."""
+        if len(self.scopes) == 1:
+            return self.scopes[0].loads
+        names: dict[str, Loaded] = {}
+        for scope in self.scopes:
+            names.update(scope.loads)
+        return names
+
+    def _bind_loaded(self, name: str, value: ast.expr) -> None:
+        """`f = open(args.config)`, `cfg = yaml.safe_load(f)`, `tcfg = cfg["training"]`; any other value unbinds."""
+        scope = self.scope
+        scope.files.pop(name, None)
+        source = opened(value)
+        if source is not None:
+            scope.files[name] = source
+        found = load(value, scope.files)
+        if found is None and (names := self._loaded_names()):
+            section = view(value, names)
+            found = section[0] if section is not None else None
+        if found is not None:
+            scope.loads[name] = found
+        else:
+            scope.loads.pop(name, None)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -946,6 +989,8 @@ class _Visitor(ast.NodeVisitor):
         entries: dict[str, Entry] = {}
         unknown: dict[str, Entry] = {}
         attributes: dict[str, str] = {}
+        loaded: dict[str, LoadedRead] = {}
+        names = self._loaded_names()
         spread = bool(node.args)
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs
@@ -953,6 +998,11 @@ class _Visitor(ast.NodeVisitor):
                 continue
             if (chain := _attribute_chain(keyword.value)) is not None:
                 attributes[keyword.arg] = chain
+            if names and (read_of := view(keyword.value, names)) is not None:
+                found, default = read_of
+                loaded[keyword.arg] = LoadedRead(found.kind, found.source, found.keys, default)
+            elif names and (given := overridden(keyword.value, names)) is not None:
+                loaded[keyword.arg] = given
             key_span = _span(keyword, self.lines)
             key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
             try:
@@ -964,7 +1014,9 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(keyword.value, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
             entries[keyword.arg] = entry
-        return ConfigCall(_span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread)
+        return ConfigCall(
+            _span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread, loaded or None
+        )
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
         seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)
