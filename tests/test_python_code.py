@@ -76,6 +76,22 @@ def test_rank_aware_seeds_are_quiet(seed):
     assert found(DISTRIBUTED + seed + "\n" + SAMPLES) == []
 
 
+def test_a_seed_offset_by_the_gpu_a_worker_process_drives_is_per_process():
+    """`mp.Process(target=worker, args=(gpu_id, ...))`, one GPU per process: `seed + gpu_id` differs in each."""
+    worker = (
+        "import torch\nimport torch.multiprocessing as mp\n\n"
+        "def worker(gpu_id, seed, model, prompts):\n"
+        "    torch.manual_seed({seed})\n"
+        "    return model.generate(prompts, do_sample=True)\n\n"
+        "for gpu_id in range(8):\n"
+        "    mp.Process(target=worker, args=(gpu_id, 1, None, [])).start()\n"
+    )
+    for per_process in ("seed + gpu_id", "int(seed) + int(gpu_id)", "seed * 100 + device_idx"):
+        assert found(DISTRIBUTED + worker.format(seed=per_process)) == [], per_process
+    assert found(DISTRIBUTED + worker.format(seed="1337")) == [("GRPO301", 8)]
+    assert found(DISTRIBUTED + worker.format(seed="1337 + gpu_count")) == [("GRPO301", 8)]
+
+
 def test_single_process_code_and_tests_are_quiet():
     single = "import torch\ntorch.manual_seed(1337)\n" + SAMPLES
     assert found(single) == []

@@ -288,7 +288,7 @@ def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
 
 
 # What any rank-dependent expression has in its text (lowercased): rank words, the RANK variables, get_rank().
-_RANK_NEEDLES = ("rank", "process_index", "procid", "device_specific")
+_RANK_NEEDLES = ("rank", "process_index", "procid", "device_specific", "gpu_", "device_i", "cuda_i", "_ordinal")
 
 
 def _device_specific(node: ast.Call) -> bool:
@@ -300,12 +300,20 @@ def _device_specific(node: ast.Call) -> bool:
 
 
 def rank_word(name: str) -> bool:
-    """Whether an identifier names a per-process value: `rank`, `local_rank`, `ddp_rank`, `process_index`."""
+    """Whether an identifier names a per-process value: `rank`, `local_rank`, `ddp_rank`, `process_index`, and the
+    device a process drives (`gpu_id`, `device_idx`: one GPU per process, as `mp.Process(target=worker,
+    args=(gpu_id, ...))` starts them)."""
     lowered = name.lower()
     if lowered in _RANK_WORDS or lowered.endswith(("process_index", "procid")):
         return True
     parts = lowered.split("_")
+    if len(parts) >= 2 and parts[-2] in _DEVICE_WORDS and parts[-1] in _INDEX_WORDS:
+        return True
     return "rank" in parts and "zero" not in parts and "world" not in parts
+
+
+_DEVICE_WORDS = frozenset({"gpu", "device", "cuda"})
+_INDEX_WORDS = frozenset({"id", "idx", "index", "ordinal"})
 
 
 # ast.parse refuses expressions nested deeper than about 3,000 levels; visiting one takes two or three
