@@ -633,6 +633,39 @@ def test_a_script_run_by_another_is_checked_with_the_variables_it_exports(tmp_pa
     assert status == 0 and [d for d in report["diagnostics"] if d["severity"] != "info"] == []
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "./train/rlhf.sh --num_generations 4",
+        "train/rlhf.sh --num_generations 4",
+        "bash -x train/rlhf.sh --num_generations 4",
+        "sbatch --gres=gpu:3 -p gpu -J grpo --exclusive train/rlhf.sh --num_generations 4",
+        "qsub train/rlhf.sh --num_generations 4",
+    ],
+)
+def test_a_script_run_directly_or_through_a_queue_is_read_with_the_arguments_it_is_given(tmp_path, monkeypatch, call):
+    """`./train/rlhf.sh ARGS` (its own shebang) and `sbatch [options] job.sh ARGS` run the script with ARGS as `$@`."""
+    rlhf = '#!/bin/bash\naccelerate launch --num_processes 3 -m trl.scripts.grpo --per_device_train_batch_size 2 "$@"\n'
+    files = {"train/rlhf.sh": rlhf, "submit.sh": call + "\n", "requirements.txt": "trl==0.20.0\n"}
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]  # 3 x 2 = 6 completions, groups of 4
+    assert status == 1 and error["code"] == "GRPO102" and "submit.sh runs it at line 1" in error["message"]
+    write(tmp_path, {"submit.sh": call.replace("--num_generations 4", "--num_generations 3") + "\n"})
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 0 and [d for d in report["diagnostics"] if d["severity"] != "info"] == []
+
+
+def test_a_command_string_is_no_script_run_with_arguments(tmp_path, monkeypatch):
+    rlhf = 'accelerate launch --num_processes 3 -m trl.scripts.grpo --per_device_train_batch_size 2 "$@"\n'
+    for call in (
+        "sbatch --wrap 'train/rlhf.sh --num_generations 4'",
+        "bash -c 'echo train/rlhf.sh' --num_generations 4",
+    ):
+        files = {"train/rlhf.sh": rlhf, "submit.sh": call + "\n", "requirements.txt": "trl==0.20.0\n"}
+        _status, report = lint(write(tmp_path, files), monkeypatch, ".")
+        assert not any("submit.sh runs it" in d["message"] for d in report["diagnostics"]), call
+
+
 def test_a_tag_of_another_program_is_a_problem_only_in_a_grpo_config(tmp_path, monkeypatch):
     mkdocs = "site_name: docs\nmarkdown_extensions:\n  - emoji:\n      emoji_index: !!python/name:material.twemoji\n"
     files = {"mkdocs.yml": mkdocs, "grpo.yaml": "num_generations: 4\nper_device_train_batch_size: 4\n"}

@@ -31,6 +31,7 @@ from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
 from grpo_lint.sources.reading import real_path
 from grpo_lint.sources.shell import Command, Script, Word, parse
+from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
     from grpo_lint.versions import Target
@@ -243,6 +244,44 @@ def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
 _SHELLS = ("bash", "sh", "source", ".")
+_BATCH = ("sbatch", "qsub")  # submit a script to a cluster's queue, with the submitter's environment
+# sbatch/qsub options that take no value (the others take one, `-p gpu` or `--partition=gpu`)
+_BATCH_SWITCHES = frozenset({
+    "--exclusive", "--requeue", "--no-requeue", "--parsable", "--wait", "-W", "--hold", "-H", "--quiet", "-Q",
+    "--test-only", "--contiguous", "--overcommit", "-O", "--spread-job", "--use-min-nodes", "-v", "--verbose",
+    "-V", "-h", "-z",
+})  # fmt: skip
+
+
+def called_script(words: tuple[Word, ...]) -> tuple[Word, list[Word] | None] | None:
+    """The repository script a command runs, with the words it passes as positional arguments (None when it is
+    sourced and keeps the caller's): `bash run.sh a b`, `bash -x run.sh`, `source env.sh`, `./scripts/run.sh a`,
+    `sbatch -p gpu --gres=gpu:2 job.slurm a`. None for any other command."""
+    if not words:
+        return None
+    program = os.path.basename(words[0].text)
+    if program in ("source", "."):
+        return (words[1], None) if len(words) > 1 else None
+    index = 1
+    if program in ("bash", "sh"):
+        while index < len(words) and words[index].text.startswith("-"):
+            if words[index].text in ("-c", "-s", "-o", "+o"):
+                return None  # a command string or standard input, not a script
+            index += 1
+    elif program in _BATCH:
+        while index < len(words) and words[index].text.startswith("-"):
+            option, has_value, _ = words[index].text.partition("=")
+            if option == "--wrap":
+                return None  # a command string, not a script
+            attached = has_value or (not option.startswith("--") and len(option) > 2)  # `--partition=gpu`, `-pgpu`
+            index += 1 if attached or option in _BATCH_SWITCHES else 2
+    elif "/" in words[0].text and words[0].text.endswith(SHELL_SUFFIXES):
+        return words[0], list(words[1:])  # `./scripts/run.sh a b`: run by its own shebang
+    else:
+        return None
+    if index >= len(words):
+        return None
+    return words[index], list(words[index + 1 :])
 
 
 def _read_called(
@@ -253,24 +292,25 @@ def _read_called(
     modules: Any,
     calls: tuple[str, ...],
 ) -> None:
-    """`bash train/rlhf.sh` (or `sh`, `source`, `.`): a script of the repository run with this one's
-    exported variables, read with them when it starts a GRPO run."""
-    words = command.words
-    if len(words) < 2 or os.path.basename(words[0].text) not in _SHELLS:
+    """`bash train/rlhf.sh` (or `sh`, `source`, `.`, `./train/rlhf.sh`, `sbatch [options] job.slurm`): a script of
+    the repository run with this one's exported variables, read with them when it starts a GRPO run."""
+    called = called_script(command.words)
+    if called is None:
         return
-    target = words[1].text
+    script_word, arguments = called
+    target = script_word.text
     found: Path | None = None
-    if not words[1].known:
+    if not script_word.known:
         # `bash "$(dirname "$0")/run.sh"`: the script's own folder
         here = beside(target)
-        if here is not None and here.endswith(".sh"):
+        if here is not None and here.endswith(SHELL_SUFFIXES):
             target = str(places.script_dir / here)
         else:
             # `bash "${PROJECT_ROOT}/scripts/base.sh"` with the checkout's folder unknown: the repository's file
             found = in_checkout(target, places)
             if found is None:
                 return
-    if target.startswith("-") or not target.endswith(".sh"):
+    if target.startswith("-") or not target.endswith(SHELL_SUFFIXES):
         return
     found = found or resolve_file(target, places) or in_checkout(target, places)
     if found is None:
@@ -286,7 +326,6 @@ def _read_called(
     if isinstance(data, ReadProblem):
         return
     text = data.decode("utf-8", "replace")
-    arguments = list(words[2:]) if os.path.basename(words[0].text) not in ("source", ".") else None
     with_env = read_script(text, shown, places.root, target_for, modules, dict(command.env), calls, arguments)
     if not any(launch.role == "train" for launch in with_env.launches) and not with_env.called:
         return
