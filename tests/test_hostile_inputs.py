@@ -327,6 +327,34 @@ def test_changed_files_with_tabs_and_non_ascii_names(tmp_path):
     assert paths == {"tab\tname.yaml", "café.yaml", "new line\n.yaml"}
 
 
+def test_a_file_git_lists_but_the_work_tree_lacks_is_skipped_not_unreadable(tmp_path):
+    """`git rm` not yet committed, or a file deleted by hand: `git ls-files --cached` still lists it. A dangling
+    symlink has no file behind it either. Neither is a config that cannot be read; a file named on the command
+    line that does not exist still is."""
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    for name in ("kept.yaml", "gone.yaml", "gone.ipynb"):
+        (tmp_path / name).write_text("temperature: 0\nnum_generations: 8\n" if name.endswith(".yaml") else "{}")
+    git("add", ".")
+    git("commit", "-qm", "base")
+    (tmp_path / "gone.yaml").unlink()
+    (tmp_path / "gone.ipynb").unlink()
+    (tmp_path / "dangling.yaml").symlink_to("nowhere.yaml")
+    done = run_cli("--format", "json", "--target", "trl==1.16.0", ".", cwd=tmp_path)
+    report = json.loads(done.stdout)
+    assert {d["path"] for d in report["diagnostics"] if d["severity"] == "error"} == {"./kept.yaml"}
+    notes = {f["path"].removeprefix("./"): f["note"] for f in report["summary"]["files"]}
+    assert "deleted" in notes["gone.yaml"] and "deleted" in notes["gone.ipynb"]
+    assert "symlink to a file that does not exist" in notes["dangling.yaml"]
+    named = run_cli("--format", "json", "gone.yaml", cwd=tmp_path)
+    assert named.returncode == 1 and json.loads(named.stdout)["diagnostics"][0]["code"] == "GRPO001"
+
+
 # --- each bound, just under and just over --------------------------------------------------------
 
 

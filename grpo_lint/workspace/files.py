@@ -142,6 +142,10 @@ def too_big_or_data(path: Path) -> str | None:
     """Why a found file is not a config, judged by its size and first bytes (never read whole)."""
     try:
         info = path.stat()
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            return "a symlink to a file that does not exist (not opened)"
+        return "not in the work tree (git still lists it: deleted, and the deletion not yet committed)"
     except (OSError, ValueError):
         return None
     kind = special_kind(info.st_mode)
