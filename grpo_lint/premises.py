@@ -24,6 +24,7 @@ from packaging.version import Version
 
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.records import Record
+from grpo_lint.setting import Setting
 
 if TYPE_CHECKING:
     from grpo_lint.plan import RunPlan
@@ -122,8 +123,20 @@ def decide(
     composed = getattr(hydra, "schema", None) is not None  # the entry point's own tree lists its keys
     copy_shows_keys = (target.fork is not None and target.fork.mapped) or composed  # its own config files do
     own_trainer = plan.document.trainer
+    # A setting whose value is not known before launch (`ppo_mini_batch_size=$MINI`, a base config not shown, a file
+    # whose reader is not shown) has its default in the plan only so that the rules can run: a verdict that names
+    # that default is not given.
+    blamed = tuple(Setting(None).label(name) for name in plan.document.unknown)
     for diagnostic in diagnostics:
         code = diagnostic.code
+        if blamed and any(label in diagnostic.message for label in blamed):
+            skipped.setdefault(
+                code,
+                "the program that reads the file is not shown, so its defaults are not known"
+                if not parser_known and alone
+                else "a value it needs is not known before launch (its default is never blamed)",
+            )
+            continue
         if code in KNOWN_BUG_RULES and target.fork is not None:
             skipped[code] = (
                 f"the repository runs its own copy of {target.framework_name} in {target.fork.package}/, and whether "

@@ -77,6 +77,17 @@ class VerlRun(Record):
     complete: bool  # every override is known: a key that is not set is really not set
 
 
+def _builds_on_verl(entry: Entry | None) -> bool:
+    """Whether a file's Hydra defaults list names verl's own trainer config (`defaults: [ppo_trainer, _self_]`): what
+    it leaves unset is verl's default, whichever program composes it."""
+    items = entry.value if entry is not None and isinstance(entry.value, list) else []
+    names = [next(iter(item.values()), "") if isinstance(item, dict) and len(item) == 1 else item for item in items]
+    return any(isinstance(name, str) and name.rpartition("/")[2] in VERL_BASES for name in names)
+
+
+VERL_BASES = frozenset({"ppo_trainer", "ppo_megatron_trainer", "ppo_trainer.yaml", "ppo_megatron_trainer.yaml"})
+
+
 def build(document: Document, target: Target, options: Options) -> RunPlan:
     context: HydraContext = document.hydra or HydraContext({}, None, frozenset(), None, None)
     version = target.version
@@ -142,7 +153,7 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         document.unknown = document.unknown | {e.key for e in deferred}
         findings.extend(KeyFinding(e, "deferred") for e in deferred)
 
-    if context.defaults_unknown:  # the run's values for what the command leaves unset are in a file not shown
+    if context.defaults_unknown:  # the run's values for what is left unset are in a file not shown
         document.unknown = document.unknown | {path for path in READ if path not in document.entries}
     settings: dict[str, Setting] = {}
     for path in READ:
@@ -221,9 +232,12 @@ def nested_to_paths(document: Document) -> None:
     defaults = document.entries.get("defaults")
     flat = flatten_entries({k: e for k, e in document.entries.items() if k not in ("defaults", "hydra")})
     flavour = "megatron" if defaults is not None and "ppo_megatron_trainer" in str(defaults.value) else None
+    # Found by a walk, no launch naming it, and built on no verl config of its own (a record of a run, a wrapper's
+    # profile): the program that reads it is not shown, and neither are the values it leaves unset.
+    unread = document.parser is None and document.format in ("yaml", "json") and not _builds_on_verl(defaults)
     document.entries = flat
     # A config file is usually completed by command-line overrides: a key it lacks may come from there.
-    document.hydra = HydraContext({}, None, frozenset(), None, flavour, opaque=True)
+    document.hydra = HydraContext({}, None, frozenset(), None, flavour, opaque=True, defaults_unknown=unread)
 
 
 def _flavour(config_name: str | None, document: Document) -> str:
