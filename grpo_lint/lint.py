@@ -447,6 +447,10 @@ def lint_python(
         document = Document(display, text, "python", call.entries)
         document.called = call.callee.rpartition(".")[2] == "GRPOConfig"
         document.unknown = frozenset(call.unknown)
+        if call.spread:  # `GRPOConfig(**kwargs, ...)`: any value the call does not write may come from kwargs
+            from grpo_lint.frameworks.base import CANONICAL
+
+            document.unknown |= frozenset(CANONICAL) - call.entries.keys()
         document.unknown_entries = dict(call.unknown_entries or {})
         if code.unsloth:
             from grpo_lint.launch.commands import UNSLOTH

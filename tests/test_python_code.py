@@ -20,11 +20,16 @@ def found(text: str, name: str = "train_grpo.py", args: str = "--target trl==1.1
 
 def test_grpo_config_keywords_are_linted_at_their_position():
     text = 'from trl import GRPOConfig\ncfg = GRPOConfig(\n    output_dir="o",\n    num_generations=16,\n'
-    text += "    per_device_train_batch_size=6,\n    learning_rate=lr,\n    **extra,\n)\n"
+    text += "    per_device_train_batch_size=6,\n    learning_rate=lr,\n)\n"
     result = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 4"), kind="python")
     (group,) = result.diagnostics
     assert (group.code, group.span.line, group.span.column, group.key) == ("GRPO102", 4, 5, "num_generations")
     assert "learning_rate" not in result.plans[0].document.entries  # not a literal: not checked
+    # `**extra` may set gradient_accumulation_steps (2 makes 48 completions, 3 groups): nothing to say
+    spread = text.replace("learning_rate=lr,\n", "learning_rate=lr,\n    **extra,\n")
+    assert (
+        lint_text(spread, "t.py", options_from("--target trl==1.16.0 --world-size 4"), kind="python").diagnostics == []
+    )
 
 
 def test_a_keyword_whose_value_is_not_a_literal_is_judged_by_its_name_only():
@@ -35,6 +40,16 @@ def test_a_keyword_whose_value_is_not_a_literal_is_judged_by_its_name_only():
     assert found(text, args="--target trl==0.28.0") == [("GRPO004", 6), ("GRPO004", 7)]  # no GRPO106 either
     known = text.replace("num_generations=n", "num_generations=8")
     assert ("GRPO102", 4) in found(known, args="--target trl==0.28.0 --world-size 4")
+
+
+def test_a_call_that_spreads_a_mapping_blames_no_default_it_may_set():
+    """`GRPOConfig(**kwargs, num_generations=3)`: the batch may come from kwargs, so TRL's default 8 is not the run's."""
+    call = "from trl import GRPOConfig\nkw = load()\ncfg = GRPOConfig({spread}num_generations=3{more})\n"
+    args = "--target trl==1.16.0 --world-size 1"
+    assert found(call.format(spread="", more=""), args=args) == [("GRPO102", 3)]  # 8 per device, groups of 3
+    assert found(call.format(spread="**kw, ", more=""), args=args) == []
+    # what the call writes is still judged
+    assert found(call.format(spread="**kw, ", more=", temperature=0.0"), args=args) == [("GRPO201", 3)]
 
 
 def test_a_typo_in_a_keyword_is_reported():
