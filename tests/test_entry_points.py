@@ -1167,3 +1167,31 @@ def test_a_scripts_grpo_config_keywords_are_evidence_of_the_release_even_where_i
     _, report = lint(root, monkeypatch, ".")
     (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO102"]
     assert found["severity"] == "warning"
+
+
+def test_a_script_that_hands_its_command_line_to_verls_main_is_verls_entry(tmp_path, monkeypatch):
+    """`from verl.trainer.main_ppo import main` (after patching what it runs) and `main()`: the overrides the launch
+    gives the script are verl's, composed on verl's own tree."""
+    wrapper = (
+        "import verl.trainer.main_ppo as _main_ppo\n\n\ndef run(config):\n    ...\n\n\n_main_ppo.run_ppo = run\n"
+        "from verl.trainer.main_ppo import main  # noqa: E402\n\nif __name__ == '__main__':\n    main()\n"
+    )
+    run = (
+        "python scripts/train.py algorithm.adv_estimator=grpo data.train_batch_size=64 "
+        "actor_rollout_ref.actor.ppo_mini_batch_size={mini} actor_rollout_ref.rollout.n=4 "
+        "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=4 "
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu=4 "
+        "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu=4 trainer.n_gpus_per_node=8 trainer.nnodes=1\n"
+    )
+    files = {"requirements.txt": "verl==0.4.0\n", "scripts/train.py": wrapper, "run.sh": run.format(mini=128)}
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO109"]  # a mini batch of 128 prompts in a step of 64
+    write(root, {"run.sh": run.format(mini=32)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    # A script that only imports something of verl's main is no verl launch of its own
+    helper = "from verl.trainer.main_ppo import create_rl_dataset\n"
+    write(root, {"scripts/train.py": helper, "run.sh": run.format(mini=128)})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO109" not in codes(report, "run.sh")

@@ -43,7 +43,7 @@ def test_a_keyword_whose_value_is_not_a_literal_is_judged_by_its_name_only():
 
 
 def test_a_call_that_spreads_a_mapping_blames_no_default_it_may_set():
-    """`GRPOConfig(**kwargs, num_generations=3)`: the batch may come from kwargs, so TRL's default 8 is not the run's."""
+    """`GRPOConfig(**kwargs, num_generations=3)`: the batch may come from kwargs; TRL's default 8 is not the run's."""
     call = "from trl import GRPOConfig\nkw = load()\ncfg = GRPOConfig({spread}num_generations=3{more})\n"
     args = "--target trl==1.16.0 --world-size 1"
     assert found(call.format(spread="", more=""), args=args) == [("GRPO102", 3)]  # 8 per device, groups of 3

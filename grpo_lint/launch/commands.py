@@ -267,16 +267,20 @@ def _program(
     if not program[0].known and (here := beside(target)) is not None and places is not None:
         target = first = str(places.script_dir / here)  # the script's own folder, spelled by the shell
     target_path = target.replace("\\", "/")
+    # The repository file it runs, looked up once (framework_own: looked up below, if at all).
+    framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app
+    ran = None if places is None or framework_own else _repository_script(target, first in ("-m", "--module"), places)
     for module, framework in _RAY_TRAINERS.items():
-        if target == module or target_path.endswith(module.replace(".", "/") + ".py"):
+        if (
+            target == module
+            or target_path.endswith(module.replace(".", "/") + ".py")
+            or (ran is not None and _runs_main_of(ran, module))
+        ):
             launch = _launch(command, framework, "train", launcher, args, None, None)
             copy = _copy_entry(command, places) if framework == "verl" else None
             if copy is not None:  # the repository's own copy of verl runs: its tree is composed as itself
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             return launch._replace(unseen_copy=_unseen_path_folder(command, places))
-    framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app
-    # The repository file it runs, looked up once (framework_own: looked up below, if at all).
-    ran = None if places is None or framework_own else _repository_script(target, first in ("-m", "--module"), places)
     entry = None if framework_own else _hydra_entry(ran, places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
@@ -333,6 +337,30 @@ def _program(
         missing = gone or (lookable and not named and not only_config and _missing_script(target, places))  # type: ignore[arg-type]
         return launch._replace(script=shown, by_config=only_config, entry=entry, missing_file=target if missing else "")
     return None
+
+
+def _runs_main_of(script: Path, module: str) -> bool:
+    """Whether a script of the repository hands its command line to a framework's own entry point:
+    `from verl.trainer.main_ppo import main` (after patching what it calls) and `main()`. The run is that entry's."""
+    from grpo_lint.limits import MAX_PYTHON_BYTES
+    from grpo_lint.sources.document import ReadProblem
+    from grpo_lint.sources.reading import read_file
+
+    if _repository_module(script) == module:
+        return False  # the framework's own file (a copy's main_ppo.py): read as it is
+    data = read_file(script, MAX_PYTHON_BYTES)
+    if isinstance(data, ReadProblem) or module.encode() not in data:
+        return False
+    named = re.escape(module.encode())
+    imported = re.search(rb"^[ \t]*from[ \t]+" + named + rb"[ \t]+import\b[^\n]*\bmain\b", data, re.M)
+    return imported is not None and re.search(rb"^[ \t]*main\(\s*\)", data, re.M) is not None
+
+
+def _repository_module(script: Path) -> str:
+    """`.../verl/trainer/main_ppo.py` -> "verl.trainer.main_ppo" (its last three parts): how a copy's own file is
+    named."""
+    parts = script.with_suffix("").parts[-3:]
+    return ".".join(parts)
 
 
 _SWIFT_IMPORT = lazy_bytes(
