@@ -738,9 +738,14 @@ def test_a_config_file_the_script_writes_before_the_run_is_not_called_missing(tm
     root = write(tmp_path, {"requirements.txt": "ms-swift==3.10.2\n", "run.sh": run})
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == ["GRPO001"]
-    write(root, {"run.sh": "mkdir -p configs\ncat > configs/grpo.yaml << 'EOF'\nrlhf_type: grpo\nEOF\n" + run})
+    written = "rlhf_type: grpo\nnum_generations: 2\nper_device_train_batch_size: 2\n"
+    write(root, {"run.sh": f"mkdir -p configs\ncat > configs/grpo.yaml << 'EOF'\n{written}EOF\n" + run})
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == []
+    # what it writes is the run's config: with ms-swift's defaults (1 per device, groups of 8) it breaks
+    write(root, {"run.sh": "mkdir -p configs\ncat > configs/grpo.yaml << 'EOF'\nrlhf_type: grpo\nEOF\n" + run})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO102"]
 
 
 def test_argparse_takes_a_unique_prefix_of_a_trl_scripts_flag(tmp_path, monkeypatch, uninstalled):

@@ -659,3 +659,48 @@ def test_a_number_in_a_string_field_is_read_as_pydantic_reads_it_without_it():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+# Config files a script writes from a here-document ----------------------------------------------
+
+
+def test_the_reader_keeps_the_files_a_script_writes_from_here_documents():
+    text = (
+        "cat > a.yaml << 'EOF'\nx: 1\nEOF\n"  # quoted delimiter: written as is
+        "cat <<EOF > b.yaml\ny: $Y\nEOF\n"  # bash expands $Y: not known before the run
+        "tee c.yaml d.yaml <<-END\n\tz: 2\n\tEND\n"  # <<- strips the leading tabs
+        "python - <<EOF > out.txt\nprint(1)\nEOF\n"  # the program's output, not the here-document
+        "echo hi > log.txt\n"
+    )
+    written = parse(text, "s.sh").written_files
+    assert [(w.path.text, w.line, w.command_line, w.expanded, w.text) for w in written] == [
+        ("a.yaml", 2, 1, False, "x: 1\n"),
+        ("b.yaml", 5, 4, True, "y: $Y\n"),
+        ("c.yaml", 8, 7, False, "z: 2\n"),
+        ("d.yaml", 8, 7, False, "z: 2\n"),
+    ]
+    assert [c.words[0].text for c in parse(text, "s.sh").commands] == ["cat", "cat", "tee", "python", "echo"]
+
+
+def test_a_config_the_script_writes_before_the_launch_is_the_runs_config(tmp_path):
+    heredoc = (
+        "mkdir -p configs\ncat > configs/run.yaml << 'EOF'\nnum_generations: {n}\nper_device_train_batch_size: 3\nEOF\n"
+    )
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/run.yaml\n"
+    (tmp_path / "requirements.txt").write_text("trl==0.20.0\n")
+    (tmp_path / "run.sh").write_text(heredoc.format(n=4) + launch)
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    # at the here-document's line in the script: 3 completions per round, groups of 4
+    assert (error["code"], error["path"], error["line"]) == ("GRPO102", "run.sh", 3)
+    (tmp_path / "run.sh").write_text(heredoc.format(n=3) + launch)
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    assert [d for d in report["diagnostics"] if d["severity"] != "info"] == []
+    # written after the launch (or with $VARS bash fills in): not the run's config, and not blamed
+    (tmp_path / "run.sh").write_text(launch + heredoc.format(n=4))
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    assert [d["code"] for d in report["diagnostics"] if d["severity"] == "error"] == []
+    expanded = heredoc.replace("'EOF'", "EOF").format(n="$N")
+    (tmp_path / "run.sh").write_text("N=4\n" + expanded + launch)
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    assert [d["code"] for d in report["diagnostics"] if d["severity"] == "error"] == []

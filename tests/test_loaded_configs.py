@@ -161,3 +161,15 @@ def test_omegaconf_reads_keys_as_attributes(tmp_path, monkeypatch):
     write(root, {"c.yaml": "train:\n  bs: 4\n  n: 4\n"})
     _, report = lint(root, monkeypatch, ".")
     assert errors(report) == []
+
+
+def test_a_config_the_launch_script_writes_from_a_here_document_is_the_one_loaded(tmp_path, monkeypatch):
+    written = "cat > configs/g8.yaml << 'EOF'\n" + CONFIG.format(n=8) + "EOF\n"
+    launch = "python train.py --config configs/g8.yaml\n"
+    root = _repository(tmp_path, written + launch, n=4)
+    _, report = lint(root, monkeypatch, ".")
+    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert (error["code"], error["path"], error["line"]) == ("GRPO102", "./run.sh", 6)  # the script's own line
+    write(root, {"run.sh": written.replace("num_generations: 8", "num_generations: 2") + launch})
+    _, report = lint(root, monkeypatch, ".")
+    assert errors(report) == []

@@ -24,7 +24,7 @@ from grpo_lint.launch.commands import (
     recognise,
     resolve_file,
 )
-from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra
+from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
 from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -179,12 +179,14 @@ def _run(
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
-        file_entries = _read_config(config_entry, config_path, places, result, script.text, launch.command)
+        file_entries = _read_config(config_entry, config_path, places, result, script, launch.command)
         if own_config:
             file_entries = {}  # (read above for its place and its problems: not found, not YAML)
     computed: dict[str, Entry] = {}
     if own_script:
-        through = through_hydra(launch, places, result) or through_argparse(launch, places, given, unresolved, result)
+        through = through_hydra(launch, places, result) or through_argparse(
+            launch, places, given, unresolved, result, script
+        )
         if through is not None:  # the script's own parser feeds its GRPOConfig(...) call: that call is the run
             flags, unresolved, computed = through
             document.called = True
@@ -807,17 +809,22 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
 
 
 def _read_config(
-    entry: Entry, config: str | None, places: Places, result: ScriptRuns, text: str, command: Command
+    entry: Entry, config: str | None, places: Places, result: ScriptRuns, script: Script, command: Command
 ) -> dict[str, Entry]:
     from grpo_lint.sources import yaml_reader
 
     if config is None:
         return {}
+    written = written_config(script, config, command.line)
+    if written is not None:  # the script writes the file from a here-document before it runs: that is the config
+        if isinstance(written, str):
+            return {}  # (its content is known only when the script runs)
+        return dict(written.entries)
     path = find_file(config, places)
     if isinstance(path, Outside):
         result.problems.append(_outside(config, path, places, entry.value_span))
         return {}
-    if path is None and _made_here(text, config.rpartition("/")[2], command):
+    if path is None and _made_here(script.text, config.rpartition("/")[2], command):
         return {}  # the script writes or fetches it before the run (`cat > configs/x.yaml << EOF`): not shown
     if path is None:
         result.problems.append(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity
 from grpo_lint.launch.commands import Launch, Places, resolve_file
-from grpo_lint.sources.document import Entry, stamp
+from grpo_lint.sources.document import Document, Entry, stamp
 
 if TYPE_CHECKING:
     from grpo_lint.sources.shell import Word
@@ -105,7 +105,12 @@ def through_hydra(launch: Launch, places: Places, result: Any) -> Through | None
 
 
 def through_argparse(
-    launch: Launch, places: Places, flags: dict[str, Entry], unresolved: dict[str, Word], result: Any
+    launch: Launch,
+    places: Places,
+    flags: dict[str, Entry],
+    unresolved: dict[str, Word],
+    result: Any,
+    script: Any = None,
 ) -> Through | None:
     """A launched script that reads its own argparse flags and builds one `GRPOConfig(...)` from them
     (`beta=args.beta`): the run's config is that call. Each keyword takes the launch's flag of the attribute it
@@ -151,7 +156,7 @@ def through_argparse(
         default = code.flag_defaults[source]
         return default if isinstance(default, str) else None
 
-    loaded = _loaded_values(call, config_file, places, result, str(found))
+    loaded = _loaded_values(call, config_file, places, result, str(found), script, launch.command.line)
     for field, given in (call.loaded or {}).items():
         if given.override is None:
             continue
@@ -167,29 +172,41 @@ def through_argparse(
 
 
 def _loaded_values(
-    call: Any, config_file: Callable[[str, str], str | None], places: Places, result: Any, located: str
+    call: Any,
+    config_file: Callable[[str, str], str | None],
+    places: Places,
+    result: Any,
+    located: str,
+    script: Any = None,
+    line: int = 0,
 ) -> dict[str, tuple[Entry | None, Word | None]]:
     """Each keyword that reads a key of a config file the script loads: that key's entry in the file (its value
     and place), the `.get(key, default)` default where the file lacks the key, or None when not known."""
     from grpo_lint.launch.commands import find_file
     from grpo_lint.sources import yaml_reader
-    from grpo_lint.sources.document import Document
     from grpo_lint.sources.python_code import NOT_LITERAL
     from grpo_lint.sources.python_loads import NO_DEFAULT
 
     values: dict[str, tuple[Entry | None, Word | None]] = {}
     documents: dict[str, Document | None] = {}
+    in_script: set[str] = set()  # files the script writes: their entries are at the script's own lines
     for field, read in (call.loaded or {}).items():
         values[field] = (None, None)
         named = config_file(read.kind, read.source)
         if named is None:
             continue
         if named not in documents:
-            path = find_file(named, places)
-            parsed = yaml_reader.read(path, str(path)) if isinstance(path, Path) else None
-            documents[named] = parsed if isinstance(parsed, Document) else None
-            if isinstance(parsed, Document):
-                result.sources[str(path)] = parsed.text
+            written = written_config(script, named, line) if script is not None else None
+            if written is not None:  # written by the launch script from a here-document before it runs
+                documents[named] = written if isinstance(written, Document) else None
+                if isinstance(written, Document):
+                    in_script.add(named)
+            else:
+                path = find_file(named, places)
+                parsed = yaml_reader.read(path, str(path)) if isinstance(path, Path) else None
+                documents[named] = parsed if isinstance(parsed, Document) else None
+                if isinstance(parsed, Document):
+                    result.sources[str(path)] = parsed.text
         document = documents[named]
         if document is None:
             continue
@@ -200,12 +217,27 @@ def _loaded_values(
                 break
             entries = entry.children
         if entry is not None and not entry.children:
-            values[field] = (stamp(entry, document.path), None)
+            values[field] = (entry if named in in_script else stamp(entry, document.path), None)
         elif entry is None and read.default not in (NO_DEFAULT, NOT_LITERAL) and not isinstance(read.default, dict):
             at = call.span._replace(path=located)
             values[field] = (Entry(field, read.default, at, at), None)  # `.get(key, default)`
         # (else not known: a section, a key the file lacks (the script stops there), or a default it computes)
     return values
+
+
+def written_config(script: Any, config: str, line: int) -> Document | str | None:
+    """The config file a script writes from a here-document before the command on `line` reads it, parsed, its
+    positions those of the script's lines; "not known" when bash expands `$VAR` or `$(...)` in it, or it does not
+    parse; None when the script writes no such file."""
+    from grpo_lint.sources import yaml_reader
+
+    written = script.written_before(config, line)
+    if written is None:
+        return None
+    if written.expanded:
+        return "not known"
+    parsed = yaml_reader.read_text("\n" * (written.line - 1) + written.text, config)
+    return parsed if isinstance(parsed, Document) else "not known"
 
 
 _COMPUTED = object()  # a keyword whose value the script computes: not known, and no GRPOConfig default applies

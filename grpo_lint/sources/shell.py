@@ -76,6 +76,18 @@ class CutOff(Record):
     lost: tuple[Word, ...]
 
 
+class WrittenFile(Record):
+    """A file the script writes from a here-document (`cat > configs/a.yaml << 'EOF'`, `tee x.yaml <<EOF`)."""
+
+    path: Word  # the file, as the command names it
+    text: str  # the here-document's lines
+    line: int  # the line of the script its first line is on
+    command_line: int  # the line of the command that writes it
+    # Whether bash expands `$VAR` and `$(...)` in it (an unquoted delimiter) and the text has any: then its content
+    # is not known before the run.
+    expanded: bool = False
+
+
 class Script(Record):
     path: str
     text: str
@@ -88,6 +100,16 @@ class Script(Record):
     unclosed: tuple[int, int, str] | None = None
     # `<placeholder>` words: bash takes each for a redirection from a file of that name (see _Lexer.run).
     placeholders: tuple[Span, ...] = ()
+    written_files: tuple[WrittenFile, ...] = ()  # files written from here-documents, in script order
+
+    def written_before(self, path: str, line: int) -> WrittenFile | None:
+        """The last here-document the script writes `path` from before `line` (the command that reads it)."""
+        wanted = path.removeprefix("./")
+        found = None
+        for written in self.written_files:
+            if written.command_line < line and written.path.known and written.path.text.removeprefix("./") == wanted:
+                found = written
+        return found
 
     def written(self, span: Span) -> str:
         """The text of a span as the script writes it (quotes and `$VAR` included)."""
@@ -382,8 +404,11 @@ class _Lexer:
         self.unclosed: tuple[int, int, str] | None = None
         self.placeholders: list[Span] = []
         self.words: list[Word] = []
-        self.heredocs: list[tuple[str, bool]] = []
+        self.heredocs: list[tuple[str, bool, bool, list[Word], list[Word]]] = []
         self.skip_next = False  # the next word is a redirection target
+        self.skip_out = False  # ... of an output redirection (`> file`): kept as one of the command's targets
+        self.out_targets: list[Word] = []  # the current command's output redirection targets
+        self.written_files: list[WrittenFile] = []
         self.continued = False  # a `\` continuation came after the last word of the current command
         self.comment_in_command: Span | None = None
         self.pending_cutoff: tuple[Span, int] | None = None
@@ -579,20 +604,28 @@ class _Lexer:
                 self.advance()
             while self.at(" \t"):
                 self.advance()
+            start = self.i
             delimiter = self.scan_text(_WORD_END)
+            quoted = any(char in self.text[start : self.i] for char in "'\"\\")  # bash then expands nothing
             if delimiter:
-                self.heredocs.append((delimiter, strip))
+                # (the lists are the current command's: the command ends before its here-documents are read)
+                self.heredocs.append((delimiter, strip, quoted, self.out_targets, self.words))
             return
         if self.peek() in "<>" and self.peek(1) == "(":  # <(cmd): a process substitution is a word
             self.word()
             return
+        start = self.i
         while self.at("<>&|"):
             self.advance()
+        operator = self.text[start : self.i]
         self.skip_next = True
+        self.skip_out = ">" in operator and "<" not in operator and not operator.endswith(">&")
 
     def read_heredocs(self) -> None:
         while self.heredocs:
-            delimiter, strip = self.heredocs.pop(0)
+            delimiter, strip, quoted, targets, words = self.heredocs.pop(0)
+            first = self.pos()[0]
+            body: list[str] = []
             while self.i < len(self.text):
                 end = self.text.find("\n", self.i)
                 end = len(self.text) if end < 0 else end
@@ -600,6 +633,21 @@ class _Lexer:
                 self.advance(end - self.i + (1 if end < len(self.text) else 0))
                 if (line.lstrip("\t") if strip else line) == delimiter:
                     break
+                body.append(line.lstrip("\t") if strip else line)
+            self._written(targets, words, "\n".join(body) + "\n" if body else "", first, quoted)
+
+    def _written(self, targets: list[Word], words: list[Word], text: str, first: int, quoted: bool) -> None:
+        """`cat > FILE << EOF` (or `cat << EOF > FILE`, `tee FILE << EOF`): FILE holds the here-document."""
+        if not words or self.level:
+            return
+        program = words[0].text.rpartition("/")[2]
+        if program == "tee":
+            targets = [*targets, *(w for w in words[1:] if not w.text.startswith("-"))]
+        elif program != "cat" or len(words) > 1:
+            return  # another program reads the here-document: what it writes is its own output
+        expanded = not quoted and ("$" in text or "`" in text)
+        for target in targets:
+            self.written_files.append(WrittenFile(target, text, first, words[0].span.line, expanded))
 
     def scan_text(self, stop: str) -> str:
         """A word's text with quotes removed and nothing expanded (a here-document delimiter)."""
@@ -717,10 +765,10 @@ class _Lexer:
                 column = self.col + (column - 1 if self.line == 1 else 0)
                 self.i = end
                 self.col += end - i
-                if self.skip_next:
-                    self.skip_next = False
-                    return
                 word = _record(Word, (written, _record(Span, (line, column, line, column + end - i, None)), (), None))
+                if self.skip_next:
+                    self._redirected(word)
+                    return
                 if written in _TEST_OR_CASE:
                     self.add_word(word)
                 else:  # what add_word does for any other word
@@ -741,7 +789,8 @@ class _Lexer:
             return
         span = self.span_from(start)
         if self.skip_next:
-            self.skip_next = False
+            target = "".join(text for text, _ in pieces).replace(_SEP, " ").replace(_NOTHING, "")
+            self._redirected(Word(target, span, _unique(unknown)))
             return
         if assignment and self.text.startswith(("=", "+="), assignment.end()) and self.assignment_position():
             # bash does not split the value of an assignment (`A=$B`, `export A=$B`)
@@ -760,6 +809,13 @@ class _Lexer:
             # a name written in the field stays with it; a value known only on some paths taints all
             mine = _unique([u for u in _unique(unknown) if u in field or not any(u in f for f in fields)])
             self.add_word(Word(field, span, mine))
+
+    def _redirected(self, word: Word) -> None:
+        """A redirection's target (not a word of the command); an output file is kept as one of its targets."""
+        self.skip_next = False
+        if self.skip_out:
+            self.out_targets.append(word)
+            self.skip_out = False
 
     def _home_assignment(self) -> bool:
         """Whether the word here is `NAME=~...` (or `+=~`): bash expands an unquoted `~` after an assignment's `=`."""
@@ -1043,6 +1099,7 @@ class _Lexer:
 
     def end_command(self, background: bool = False) -> None:
         words, self.words = self.words, []
+        self.out_targets = []  # (the ended command's list stays with its here-documents)
         self.in_test = False
         self.continued = False
         cut = self.pending_cutoff
@@ -1199,6 +1256,7 @@ def parse(
         lines,
         lexer.unclosed,
         tuple(lexer.placeholders),
+        tuple(lexer.written_files),
     )
 
 
