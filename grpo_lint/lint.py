@@ -565,5 +565,7 @@ def finish(result: FileResult, options: Options) -> FileResult:
 
         lines: dict[str, list[str]] = {}
         diagnostics = [resolve(d, texts, lines) if d.fixes else d for d in diagnostics]
-    result.diagnostics = sorted((_clipped(d) for d in diagnostics), key=Diagnostic.sort_key)
+    # Two launches of one config (`--config c.yaml` twice) find the same problem at the same place: said once.
+    unique = {(d.path, d.span, d.code, d.severity, d.message): d for d in map(_clipped, diagnostics)}
+    result.diagnostics = sorted(unique.values(), key=Diagnostic.sort_key)
     return result

@@ -704,3 +704,16 @@ def test_a_config_the_script_writes_before_the_launch_is_the_runs_config(tmp_pat
     (tmp_path / "run.sh").write_text("N=4\n" + expanded + launch)
     report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
     assert [d["code"] for d in report["diagnostics"] if d["severity"] == "error"] == []
+
+
+def test_two_launches_of_one_config_report_its_problem_once(tmp_path):
+    (tmp_path / "requirements.txt").write_text("trl==0.20.0\n")
+    (tmp_path / "c.yaml").write_text("num_generations: 8\nper_device_train_batch_size: 3\n")
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config c.yaml{more}\n"
+    (tmp_path / "run.sh").write_text(launch.format(more="") + launch.format(more=" --seed 3"))
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert [(d["path"], d["line"], d["code"]) for d in report["diagnostics"]] == [("c.yaml", 1, "GRPO102")]
+    # a different problem at the same place is still said
+    (tmp_path / "run.sh").write_text(launch.format(more="") + launch.format(more=" --per_device_train_batch_size 5"))
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert len([d for d in report["diagnostics"] if d["code"] == "GRPO102"]) == 2
