@@ -388,6 +388,21 @@ def test_plain_python_with_several_gpus():
     assert "GRPO503" not in codes(f"CUDA_VISIBLE_DEVICES=0 python train_grpo.py {TRL}\n")
 
 
+def test_plain_python_of_a_repositorys_own_trainer_drives_its_gpus_itself(tmp_path):
+    """A script whose GRPOTrainer is the repository's own class (not TRL's) may use several GPUs from one process
+    (`--device cuda:0 --device2 cuda:1`, vLLM): a plain `python` bypasses no launcher there."""
+    trainer = "class GRPOTrainer:\n    def __init__(self, model):\n        self.model = model\n"
+    train = "from training.trainer import GRPOTrainer\n\nGRPOTrainer(model='m').train()\n"
+    (tmp_path / "training").mkdir()
+    (tmp_path / "training" / "__init__.py").write_text("")
+    (tmp_path / "training" / "trainer.py").write_text(trainer)
+    (tmp_path / "run_rl.py").write_text(train)
+    run = "CUDA_VISIBLE_DEVICES=0,1 python run_rl.py --device cuda:0 --device2 cuda:1\n"
+    assert "GRPO503" not in {d.code for d in script(run, root=tmp_path).diagnostics}
+    (tmp_path / "run_rl.py").write_text(train.replace("training.trainer", "trl"))
+    assert "GRPO503" in {d.code for d in script(run, root=tmp_path).diagnostics}
+
+
 def test_accelerate_config_named_with_configs_sets_their_world_size(tmp_path):
     (tmp_path / "acc.yaml").write_text("distributed_type: MULTI_GPU\nnum_machines: 1\nnum_processes: 3\n")
     (tmp_path / "cfg.yaml").write_text("per_device_train_batch_size: 2\nnum_generations: 4\n")

@@ -327,7 +327,8 @@ def _program(
     gone = named and _missing_script(target, places)  # type: ignore[arg-type]
     if is_trl or by_config or _has_grpo_flag(args) or trains or gone:
         bypass = None
-        if launcher == "python":
+        # (a trainer of the repository's own, not TRL's, may drive several GPUs from one process: `--device2`, vLLM)
+        if launcher == "python" and not (program is not None and program.own_trainer):
             bypass = "a plain `python` command runs one process"
         launch = _launch(command, "trl", "train", launcher, args, world, unknown, bypass)
         shown = str(script) if script is not None else (target if target.endswith(".py") and not is_trl else None)
