@@ -147,6 +147,22 @@ def test_show_speaks_verl_and_openrlhf():
     assert "responses per step   5120" in text and "per-device batch" not in text  # no TRL rows of None
 
 
+def test_show_of_a_verl_run_never_shows_a_default_it_does_not_know(tmp_path):
+    """Overrides built at run time (`${OVERRIDES}` holds a `$(...)`): the group size, sampling and GPUs are not known,
+    and a trainer of the entry's own shows no batch arithmetic, never TRL's rows."""
+    base = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4 {more}\n"
+    (tmp_path / "run.sh").write_text(base.format(more=""))
+    text = run_cli("--isolated", "--target", "verl==0.6.1", "--show", "run.sh", cwd=tmp_path).stdout
+    assert "group size           4  [actor_rollout_ref.rollout.n" in text
+    (tmp_path / "run.sh").write_text("OVERRIDES=$(python3 make_overrides.py)\n" + base.format(more="$OVERRIDES"))
+    text = run_cli("--isolated", "--target", "verl==0.6.1", "--show", "run.sh", cwd=tmp_path).stdout
+    assert "group size           4" in text  # written: known
+    assert "temperature        not known before launch" in text and "GPUs                 not known" in text
+    (tmp_path / "run.sh").write_text(base.replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo").format(more=""))
+    text = run_cli("--isolated", "--target", "verl==0.6.1", "--show", "run.sh", cwd=tmp_path).stdout
+    assert "batch arithmetic" in text and "per-device batch" not in text
+
+
 def test_show_settings_says_where_each_setting_came_from(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.grpo-lint]\ntarget = ["trl==0.19.1"]\nignore = ["GRPO205"]\nfail-on = "warning"\n'

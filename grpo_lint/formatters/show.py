@@ -23,6 +23,13 @@ _GEOMETRY = (
     "generation_batch_size",
 )  # fmt: skip
 NOT_KNOWN = "not known before launch"
+_VERL_PATHS = {
+    "num_generations": "actor_rollout_ref.rollout.n",
+    "temperature": "actor_rollout_ref.rollout.temperature",
+    "top_p": "actor_rollout_ref.rollout.top_p",
+    "top_k": "actor_rollout_ref.rollout.top_k",
+    "seed": "data.seed",
+}  # (grpo_lint.frameworks.verl.frontend.CANONICAL, not imported: --show of a TRL config does not load verl's tables)
 
 
 def describe(plan: RunPlan) -> dict[str, Any]:
@@ -31,6 +38,9 @@ def describe(plan: RunPlan) -> dict[str, Any]:
         return _describe_verl(plan)
     if plan.framework == "openrlhf" and plan.native is not None:
         return _describe_openrlhf(plan)
+    if plan.framework in ("verl", "openrlhf"):
+        # a trainer of its own (a verl recipe, an agent loop) reads the batch keys its own way: no arithmetic shown
+        return {**_common(plan), "kind": "sampling"}
     g, rules = plan.geometry, plan.group_rules
     # Before TRL 0.18 (bases "global"/"effective") every step generates for its own batch.
     per_round = (
@@ -65,9 +75,19 @@ def describe(plan: RunPlan) -> dict[str, Any]:
 def _setting(plan: RunPlan, name: str) -> dict[str, Any]:
     """A setting's value and what decided it; a value the launch or the script computes is not known (its default
     never applies)."""
-    if name in plan.document.unknown:
+    unknown = plan.document.unknown
+    if name in unknown or (plan.framework == "verl" and _VERL_PATHS.get(name) in unknown):
         return {"value": None, "from": NOT_KNOWN}
     return _described(plan.get(name), plan.path)
+
+
+def _world(plan: RunPlan) -> dict[str, Any]:
+    """How many processes (GPUs, for verl) the run has; not known when the values it is computed from are not."""
+    world = plan.world_size
+    counts = ("trainer.n_gpus_per_node", "trainer.nnodes") if plan.framework == "verl" else ()
+    if world.key is None and world.origin != "--world-size" and plan.document.unknown.intersection(counts):
+        return {"value": None, "from": NOT_KNOWN}
+    return _described(world, plan.path)
 
 
 def _described(setting: Setting, here: str) -> dict[str, Any]:
@@ -143,7 +163,7 @@ def _common(plan: RunPlan) -> dict[str, Any]:
         "framework": plan.target.framework_name,
         "target": str(plan.target.version),
         "target_source": plan.target.source,
-        "world_size": _described(plan.world_size, plan.path),
+        "world_size": _world(plan),
         "num_generations": _setting(plan, "num_generations"),
         "sampling": {name: _setting(plan, name) for name in SAMPLING if name in plan.settings},
         "seed": _setting(plan, "seed"),
@@ -192,6 +212,15 @@ def _describe_openrlhf(plan: RunPlan) -> dict[str, Any]:
 def _text(d: dict[str, Any]) -> str:
     if d.get("kind") in ("verl", "openrlhf"):
         return _native_text(d)
+    if d.get("kind") == "sampling":
+        rows = [("framework", f"{d['framework']} {d['target']}  [{d['target_source']}]")]
+        if d.get("config_tree"):
+            rows.append(("config tree", d["config_tree"]))
+        rows += [("GPUs", _value(d["world_size"])), ("group size", _value(d["num_generations"]))]
+        rows.append(("batch arithmetic", "the entry's own trainer's (not shown)"))
+        rows += [(f"  {name}", _value(item)) for name, item in d["sampling"].items()]
+        rows.append(("seed", _value(d["seed"])))
+        return _block(d["path"], rows)
 
     prompts = d["prompts_per_generation"]
     evaluation = d["evaluation"]
