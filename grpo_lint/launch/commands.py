@@ -274,7 +274,7 @@ def _program(
         if (
             target == module
             or target_path.endswith(module.replace(".", "/") + ".py")
-            or (ran is not None and _runs_main_of(ran, module))
+            or (ran is not None and _runs_main_of(ran, module, places))
         ):
             launch = _launch(command, framework, "train", launcher, args, None, None)
             copy = _copy_entry(command, places) if framework == "verl" else None
@@ -340,17 +340,15 @@ def _program(
     return None
 
 
-def _runs_main_of(script: Path, module: str) -> bool:
+def _runs_main_of(script: Path, module: str, places: Places | None) -> bool:
     """Whether a script of the repository hands its command line to a framework's own entry point:
     `from verl.trainer.main_ppo import main` (after patching what it calls) and `main()`. The run is that entry's."""
-    from grpo_lint.limits import MAX_PYTHON_BYTES
-    from grpo_lint.sources.document import ReadProblem
-    from grpo_lint.sources.reading import read_file
-
-    if _repository_module(script) == module:
+    if _repository_module(script) == module or places is None or places.modules is None:
         return False  # the framework's own file (a copy's main_ppo.py): read as it is
-    data = read_file(script, MAX_PYTHON_BYTES)
-    if isinstance(data, ReadProblem) or module.encode() not in data:
+    modules = places.modules
+    relative = modules.relative(script)
+    data = modules.bytes_of(relative) if relative is not None else None  # (read once per run)
+    if data is None or module.encode() not in data:
         return False
     named = re.escape(module.encode())
     imported = re.search(rb"^[ \t]*from[ \t]+" + named + rb"[ \t]+import\b[^\n]*\bmain\b", data, re.M)

@@ -129,15 +129,12 @@ class Workspace:
     @cached_property
     def grpo_scripts(self) -> list[tuple[str, Program]]:
         """The repository's TRL GRPO training scripts that build their arguments with a parser."""
-        from grpo_lint.sources.document import ReadProblem
-        from grpo_lint.sources.reading import read_file
-
         found = []
         for name in self.files:
             if not name.endswith(".py") or name.startswith(tuple(f.package + "/" for f in self.forks.values())):
                 continue
-            data = read_file(self.root / name, 2 * 1024 * 1024, within=self.root)
-            if isinstance(data, ReadProblem) or b"GRPO" not in data or b"Parser" not in data:
+            data = self.modules.bytes_of(name)  # (read once for every question of the run)
+            if data is None or b"GRPO" not in data or b"Parser" not in data:
                 continue
             program = self.modules.program(self.root / name)
             if program is not None and program.trains and program.parser is not None:

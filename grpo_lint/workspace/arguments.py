@@ -62,8 +62,8 @@ def read_arguments(modules: Modules, skip: tuple[str, ...] = ()) -> RepoArgument
     for name in modules.files:
         if name.startswith(skip):
             continue
-        data = read_file(modules.root / name, MAX_PYTHON_BYTES, within=modules.root)
-        if isinstance(data, ReadProblem) or _RELEVANT.search(data) is None:
+        data = modules.bytes_of(name)  # (read once for every question of the run)
+        if data is None or _RELEVANT.search(data) is None:
             continue
         facts = modules.index(name)
         if facts is None:
