@@ -526,6 +526,23 @@ def test_verl_loss_agg_mode_choices_by_release():
     assert "GRPO006" not in verl_codes(verl("actor_rollout_ref.actor.loss_agg_mode=seq-mean-token-mean"), OLD_VERL)
 
 
+def test_verl_actor_strategy_choices():
+    # Before 0.8.0 main_ppo picks the actor's legacy workers by it: fsdp/fsdp2 or megatron, else NotImplementedError.
+    for target in (OLD_VERL, "--target verl==0.4.0", "--target verl==0.7.1"):
+        assert "GRPO006" in verl_codes(verl("actor_rollout_ref.actor.strategy=deepspeed"), target)
+        assert "GRPO006" not in verl_codes(verl("actor_rollout_ref.actor.strategy=fsdp2"), target)
+    # 0.8.0 on: the model-engine workers run every backend (veomni too)
+    assert "GRPO006" not in verl_codes(verl("actor_rollout_ref.actor.strategy=veomni"), VERL)
+    # 0.7.x: the new engine workers (use_legacy_worker_impl=disable) do not read it there
+    new_engine = verl("actor_rollout_ref.actor.strategy=veomni", "trainer.use_legacy_worker_impl=disable")
+    assert "GRPO006" not in verl_codes(new_engine, "--target verl==0.7.1")
+    assert "GRPO006" in verl_codes(new_engine, "--target verl==0.6.1")
+    # a recipe's trainer picks its workers its own way
+    recipe = verl("actor_rollout_ref.actor.strategy=deepspeed", "actor_rollout_ref.rollout.temperature=0")
+    recipe = recipe.replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo")
+    assert verl_codes(recipe, OLD_VERL) == ["GRPO201"]  # read as verl (its sampling judged), its strategy not
+
+
 def test_verl_real_train_batch_check_ignores_dynamic_bsz_before_0_6():
     # 256 x 5 = 1280 responses over 24 GPUs: 0.4-0.5 assert it even with use_dynamic_bsz; 0.6+ skip it then.
     script = verl(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from functools import cache
 
+from packaging.version import Version
+
 from grpo_lint.checks import REGISTRY, Rule, report, rule
 from grpo_lint.checks.fixes import drop_prefix, rename, set_value
 from grpo_lint.checks.messages import assignment, config_of, fw, shown, shown_override
@@ -561,7 +563,7 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         if spec is None or not spec.choices or entry.value is None:
             continue
         choices = spec.choices_at(version)
-        if choices is None:
+        if choices is None or (key == _VERL_STRATEGY and not _strategy_checked(plan)):
             continue
         values = entry.value if isinstance(entry.value, list) else [entry.value]
         for value in values:
@@ -590,6 +592,20 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix = f"`{key}: {meant}`"
                 fixes = set_value(entry, meant, "safe", f"write `{key}` as `{meant}`, the value {value!r} meant")
             yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key, fixes=fixes)
+
+
+_VERL_STRATEGY = "actor_rollout_ref.actor.strategy"
+
+
+def _strategy_checked(plan: RunPlan) -> bool:
+    """Whether verl's own main_ppo picks the actor's workers by `actor.strategy` for this run: a launch of its own
+    training loop (not a file whose reader is not shown), and not the new engine workers
+    (`trainer.use_legacy_worker_impl=disable`, 0.7.x), which do not read it there."""
+    if plan.native is None or plan.document.parser is None:
+        return False  # a recipe's or the repository's own trainer picks its workers its own way
+    legacy = plan.document.entries.get("trainer.use_legacy_worker_impl")
+    new_engine = legacy is not None and str(legacy.value) == "disable"
+    return not (new_engine and plan.target.version >= Version("0.7.0"))
 
 
 def _renamed_only(plan: RunPlan, spec: FieldSpec) -> bool:

@@ -52,6 +52,11 @@ _CHOICES: dict[str, tuple[Choices, ...]] = {
             ("token-mean", "token-sum", "seq-mean-token-sum", "seq-mean-token-mean", "seq-mean-token-sum-norm"),
         ),
     ),
+    # main_ppo's TaskRunner picks the actor's legacy workers by it before 0.8.0: "fsdp"/"fsdp2" or "megatron", anything
+    # else `raise NotImplementedError` (checked in 0.4.0, 0.5.0, 0.6.1, 0.7.0 and 0.7.1; 0.7.x does not read it when
+    # trainer.use_legacy_worker_impl is "disable": grpo_lint.checks.config_keys.invalid_choice). From 0.8.0 the model
+    # engine workers run every backend (veomni, torchtitan too): not judged.
+    "actor_rollout_ref.actor.strategy": (Choices(None, "0.8.0", ("fsdp", "fsdp2", "megatron")),),
 }
 # Ranges of the values the batch checks divide by.
 _POSITIVE = (
