@@ -290,6 +290,15 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
             found, unchecked = decide(found, plans_of[0])
             skipped_rules.extend(unchecked)
         diagnostics.extend(found)
+    for text, first, expanded, moved in script.embedded_python:
+        if expanded:  # bash fills in `$VAR` first: what the program says is known only when the script runs
+            skipped_rules.append(f"line {first}: the Python here-document bash expands (`$VAR` in it) is not read")
+            continue
+        # `python3 - << 'EOF'`: a program of the script's own, read as a Python file at the script's lines
+        embedded = lint_python("\n" * (first - 1) + text, script.path, False, options, workspace)
+        # (`<<-` took tabs off its lines: a column there is not the script's, so no edit is offered)
+        diagnostics.extend(d._replace(fixes=()) if moved else d for d in embedded.diagnostics)
+        plans.extend(embedded.plans)
     called = False
     for command, with_env, alone in runs.called:
         found, their_plans = _called_script(command, with_env, alone, script, options, workspace)
@@ -297,7 +306,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
         plans.extend(their_plans)
         called = called or bool(their_plans)
     diagnostics = [d if d.path else d._replace(path=script.path) for d in diagnostics if selected(d.code, options)]
-    if not called and not any(launch.role == "train" for launch, _ in pairs) and not diagnostics:
+    if not called and not any(launch.role == "train" for launch, _ in pairs) and not diagnostics and not plans:
         if runs.not_grpo:
             note = runs.not_grpo[0]
         elif runs.launches:

@@ -732,3 +732,37 @@ def test_two_launches_of_one_config_report_its_problem_once(tmp_path):
     (tmp_path / "run.sh").write_text(launch.format(more="") + launch.format(more=" --per_device_train_batch_size 5"))
     report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
     assert len([d for d in report["diagnostics"] if d["code"] == "GRPO102"]) == 2
+
+
+def test_a_python_program_the_script_gives_python_as_a_here_document_is_read_as_python(tmp_path):
+    program = (
+        "from trl import GRPOConfig, GRPOTrainer\n"
+        'cfg = GRPOConfig(output_dir="o", num_generations=4, per_device_train_batch_size=4, temperature={t})\n'
+        'GRPOTrainer(model="m", args=cfg).train()\n'
+    )
+    (tmp_path / "requirements.txt").write_text("trl==0.20.0\n")
+    run = "#!/bin/bash\nset -e\npython3 - << 'EOF'\n{program}EOF\n"
+    (tmp_path / "run.sh").write_text(run.format(program=program.format(t="0.0")))
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    (greedy,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert (greedy["code"], greedy["path"], greedy["line"]) == ("GRPO201", "run.sh", 5)  # the script's own line
+    (tmp_path / "run.sh").write_text(run.format(program=program.format(t="0.9")))
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    assert [d for d in report["diagnostics"] if d["severity"] != "info"] == []
+    assert report["summary"]["files"][0]["status"] == "linted"
+    # bash fills `$T` in first: what the program says is not known before the run
+    expanded = run.replace("'EOF'", "EOF").format(program=program.format(t="$T"))
+    (tmp_path / "run.sh").write_text("T=0.0\n" + expanded)
+    report = json.loads(run_cli("--isolated", "--format", "json", "run.sh", cwd=tmp_path).stdout)
+    assert [d for d in report["diagnostics"] if d["severity"] == "error"] == []
+    # `<<-` takes the tabs off: the problem is said, with no edit at a column that is not the script's
+    batch = program.replace("per_device_train_batch_size=4", "per_device_train_batch_size=3")
+    (tmp_path / "run.sh").write_text(run.format(program=batch.format(t="0.9")))
+    report = json.loads(run_cli("--isolated", "--format", "json", "--world-size", "1", "run.sh", cwd=tmp_path).stdout)
+    (batch_error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert batch_error["code"] == "GRPO102" and batch_error["fix"]["edits"]  # an edit of the script's line
+    tabbed = "python3 - <<- 'EOF'\n" + "".join("\t" + line + "\n" for line in batch.format(t="0.9").splitlines())
+    (tmp_path / "run.sh").write_text(tabbed + "\tEOF\n")
+    report = json.loads(run_cli("--isolated", "--format", "json", "--world-size", "1", "run.sh", cwd=tmp_path).stdout)
+    (batch_error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+    assert batch_error["code"] == "GRPO102" and batch_error["fix"]["edits"] == []

@@ -31,6 +31,7 @@ _ENDS = frozenset({"fi", "done", "esac", "}"})
 _HEADERS = frozenset({"for", "select", "function"})  # `for x in ...`: a loop header, not a command
 _TESTS = frozenset({"[[", "["})
 _WORD_END = " \t\r\n;&|()<>"
+_PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEP = "\x00"  # between the elements of "${ARRAY[@]}": always a field break, even inside quotes
 _NOTHING = "\x01"  # "${ARRAY[@]}" of an empty array: no word at all, unless other text joins it
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
@@ -101,6 +102,9 @@ class Script(Record):
     # `<placeholder>` words: bash takes each for a redirection from a file of that name (see _Lexer.run).
     placeholders: tuple[Span, ...] = ()
     written_files: tuple[WrittenFile, ...] = ()  # files written from here-documents, in script order
+    # Python programs given to `python` (or `python -`) as a here-document: (text, first line, expanded by bash,
+    # tabs stripped by `<<-`: its columns are then not the script's).
+    embedded_python: tuple[tuple[str, int, bool, bool], ...] = ()
 
     def written_before(self, path: str, line: int) -> WrittenFile | None:
         """The last here-document the script writes `path` from before `line` (the command that reads it)."""
@@ -409,6 +413,7 @@ class _Lexer:
         self.skip_out = False  # ... of an output redirection (`> file`): kept as one of the command's targets
         self.out_targets: list[Word] = []  # the current command's output redirection targets
         self.written_files: list[WrittenFile] = []
+        self.embedded_python: list[tuple[str, int, bool, bool]] = []
         self.continued = False  # a `\` continuation came after the last word of the current command
         self.comment_in_command: Span | None = None
         self.pending_cutoff: tuple[Span, int] | None = None
@@ -626,6 +631,7 @@ class _Lexer:
             delimiter, strip, quoted, targets, words = self.heredocs.pop(0)
             first = self.pos()[0]
             body: list[str] = []
+            moved = False  # `<<-` took tabs off a line
             while self.i < len(self.text):
                 end = self.text.find("\n", self.i)
                 end = len(self.text) if end < 0 else end
@@ -633,19 +639,26 @@ class _Lexer:
                 self.advance(end - self.i + (1 if end < len(self.text) else 0))
                 if (line.lstrip("\t") if strip else line) == delimiter:
                     break
-                body.append(line.lstrip("\t") if strip else line)
-            self._written(targets, words, "\n".join(body) + "\n" if body else "", first, quoted)
+                kept = line.lstrip("\t") if strip else line
+                moved = moved or len(kept) != len(line)
+                body.append(kept)
+            self._written(targets, words, "\n".join(body) + "\n" if body else "", first, quoted, moved)
 
-    def _written(self, targets: list[Word], words: list[Word], text: str, first: int, quoted: bool) -> None:
+    def _written(
+        self, targets: list[Word], words: list[Word], text: str, first: int, quoted: bool, moved: bool = False
+    ) -> None:
         """`cat > FILE << EOF` (or `cat << EOF > FILE`, `tee FILE << EOF`): FILE holds the here-document."""
         if not words or self.level:
             return
         program = words[0].text.rpartition("/")[2]
+        expanded = not quoted and ("$" in text or "`" in text)
+        if _PYTHON.match(program) and all(w.text == "-" or w.text.startswith("-u") for w in words[1:]):
+            self.embedded_python.append((text, first, expanded, moved))  # `python3 - << 'EOF'`: the text is the program
+            return
         if program == "tee":
             targets = [*targets, *(w for w in words[1:] if not w.text.startswith("-"))]
         elif program != "cat" or len(words) > 1:
             return  # another program reads the here-document: what it writes is its own output
-        expanded = not quoted and ("$" in text or "`" in text)
         for target in targets:
             self.written_files.append(WrittenFile(target, text, first, words[0].span.line, expanded))
 
@@ -1257,6 +1270,7 @@ def parse(
         lexer.unclosed,
         tuple(lexer.placeholders),
         tuple(lexer.written_files),
+        tuple(lexer.embedded_python),
     )
 
 
