@@ -667,25 +667,31 @@ def test_megatron_parallel_sizes_must_divide_the_gpus():
 
 
 def test_a_verl_file_no_launch_reads_names_no_default_of_its_reader(tmp_path):
-    """A verl-shaped YAML that no launch names, read by a program that is not shown (a record of a run, a profile of
-    a wrapper): what it leaves unset is not known, so no verdict names verl's default for it (its mini batch of 256
-    against a train batch of 64). A value it writes is still judged."""
-    config = (
-        "algorithm:\n  adv_estimator: grpo\ndata:\n  train_batch_size: 64\nactor:\n  ppo_mini_batch_size: 16\n"
-        "trainer:\n  n_gpus_per_node: 8\n"
+    """A YAML with verl's sections that no launch names and whose keys are mostly another program's (a record of a
+    run, a wrapper's profile: `provenance:`, its own `actor:`): what it leaves unset is not known, so no verdict names
+    verl's default (its mini batch of 256 against a train batch of 64). An overlay of verl's own keys is judged
+    against verl's defaults; a value a record writes is judged too."""
+    record = (
+        "schema_version: 1\nprofile_name: run-a\nprovenance:\n  source_file: run.sh\n  sha256: abc\n"
+        "environment:\n  HYDRA_FULL_ERROR: 1\n"
+        "algorithm:\n  adv_estimator: grpo\ndata:\n  train_batch_size: 64\nactor:\n  lr: 1e-6\n"
+        "  ppo_mini_batch_size: 16\ntrainer:\n  n_gpus_per_node: 8\n"
     )
     (tmp_path / "requirements.txt").write_text("verl==0.4.0\n")
-    (tmp_path / "run.yaml").write_text(config)
+    (tmp_path / "run.yaml").write_text(record)
     report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
     assert [d for d in report["diagnostics"] if d["severity"] != "info"] == []
     (linted,) = report["summary"]["files"]
     assert "GRPO109: not checked: the program that reads the file is not shown" in " ".join(linted["not_checked"])
-    written = config.replace("data:\n", "actor_rollout_ref:\n  actor:\n    ppo_mini_batch_size: 128\ndata:\n")
+    written = record.replace("data:\n", "actor_rollout_ref:\n  actor:\n    ppo_mini_batch_size: 128\ndata:\n")
     (tmp_path / "run.yaml").write_text(written)
     report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
     assert [d["code"] for d in report["diagnostics"] if d["severity"] == "error"] == ["GRPO109"]
-    # A file whose Hydra defaults list builds on verl's own trainer config leaves verl's defaults in place.
-    (tmp_path / "run.yaml").write_text("defaults:\n  - ppo_trainer\n  - _self_\n" + config)
-    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
-    (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
-    assert error["code"] == "GRPO109" and "ppo_mini_batch_size (default) 256" in error["message"]
+    # an overlay of verl's own keys (a dataset's `data:` block layered onto ppo_trainer), or a file whose Hydra
+    # defaults list builds on verl's trainer config: verl's defaults stay, and the default mini batch breaks the step
+    overlay = "data:\n  train_batch_size: 32\n  max_prompt_length: 4096\nactor_rollout_ref:\n  rollout:\n    n: 2\n"
+    for config in (overlay, "defaults:\n  - ppo_trainer\n  - _self_\n" + record):
+        (tmp_path / "run.yaml").write_text(config)
+        report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+        (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
+        assert error["code"] == "GRPO109" and "ppo_mini_batch_size (default) 256" in error["message"], config

@@ -65,6 +65,10 @@ class HydraContext(Record):
     # it is not in the repository (or its folder is not known before launch), or by words not known before launch.
     # Such a value is not verl's default, and no verdict blames the default.
     defaults_unknown: bool = False
+    # A file a walk found that no launch names and whose defaults list builds on no verl config: its reader is not
+    # shown. When most of its keys are not verl's, it is another program's schema (a record of a run, a wrapper's
+    # profile), and what it leaves unset is not verl's default either.
+    unread: bool = False
 
     def chooses_group(self, entry: Entry) -> bool:
         """Whether an override chooses a config group's option (`model_engine=veomni`, `actor@x=dp`), not a key."""

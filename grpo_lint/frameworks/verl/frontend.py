@@ -153,7 +153,10 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         document.unknown = document.unknown | {e.key for e in deferred}
         findings.extend(KeyFinding(e, "deferred") for e in deferred)
 
-    if context.defaults_unknown:  # the run's values for what is left unset are in a file not shown
+    # Most keys of an unread file not verl's (`provenance:`, `schema_version:`, its own `actor:`): another program's
+    # schema, whose unset values are not verl's defaults.
+    foreign = context.unread and 2 * sum(path not in specs for path in document.entries) > len(document.entries)
+    if context.defaults_unknown or foreign:  # the run's values for what is left unset are in a file not shown
         document.unknown = document.unknown | {path for path in READ if path not in document.entries}
     settings: dict[str, Setting] = {}
     for path in READ:
@@ -232,12 +235,12 @@ def nested_to_paths(document: Document) -> None:
     defaults = document.entries.get("defaults")
     flat = flatten_entries({k: e for k, e in document.entries.items() if k not in ("defaults", "hydra")})
     flavour = "megatron" if defaults is not None and "ppo_megatron_trainer" in str(defaults.value) else None
-    # Found by a walk, no launch naming it, and built on no verl config of its own (a record of a run, a wrapper's
-    # profile): the program that reads it is not shown, and neither are the values it leaves unset.
+    # Found by a walk, no launch naming it, and built on no verl config of its own: the program that reads it is not
+    # shown (build() decides from its keys whether it is verl's at all).
     unread = document.parser is None and document.format in ("yaml", "json") and not _builds_on_verl(defaults)
     document.entries = flat
     # A config file is usually completed by command-line overrides: a key it lacks may come from there.
-    document.hydra = HydraContext({}, None, frozenset(), None, flavour, opaque=True, defaults_unknown=unread)
+    document.hydra = HydraContext({}, None, frozenset(), None, flavour, opaque=True, unread=unread)
 
 
 def _flavour(config_name: str | None, document: Document) -> str:
