@@ -543,6 +543,21 @@ def test_verl_actor_strategy_choices():
     assert verl_codes(recipe, OLD_VERL) == ["GRPO201"]  # read as verl (its sampling judged), its strategy not
 
 
+def test_verl_on_policy_distillation_without_task_rewards_needs_no_group():
+    """distillation.enabled with use_task_rewards false: verl 0.8.0+ sets the policy loss to 0, the student learns the
+    teacher's tokens, and a group of one wastes nothing."""
+    single = verl(actor_rollout_ref__rollout__n="1")
+    assert "GRPO101" in verl_codes(single)
+    distilled = verl(
+        "distillation.enabled=True",
+        "distillation.distillation_loss.use_task_rewards=False",
+        actor_rollout_ref__rollout__n="1",
+    )
+    assert "GRPO101" not in verl_codes(distilled)
+    # with the task rewards kept, the advantages are trained on: a group of one still has none
+    assert "GRPO101" in verl_codes(distilled.replace("use_task_rewards=False", "use_task_rewards=True"))
+
+
 def test_verl_real_train_batch_check_ignores_dynamic_bsz_before_0_6():
     # 256 x 5 = 1280 responses over 24 GPUs: 0.4-0.5 assert it even with use_dynamic_bsz; 0.6+ skip it then.
     script = verl(

@@ -260,6 +260,22 @@ def _set_to_unknown(plan: RunPlan) -> bool:
     return bool(plan.document.unknown & names)
 
 
+def _distillation_only(plan: RunPlan) -> bool:
+    """verl 0.8.0+ on-policy distillation without task rewards (`distillation.enabled=True`,
+    `distillation.distillation_loss.use_task_rewards=False`): verl sets the policy loss to 0 (trainer/distillation/
+    losses.py in 0.8.0 and 0.9.1), so a group's advantages are never used."""
+    entries = plan.document.entries
+
+    def written(path: str) -> str:
+        entry = entries.get(path)
+        return str(entry.value).lower() if entry is not None else ""
+
+    return written("distillation.enabled") == "true" and written("distillation.distillation_loss.use_task_rewards") in (
+        "false",
+        "0",
+    )
+
+
 def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     """verl and OpenRLHF: a group estimator with one sample per prompt."""
     from grpo_lint.checks.messages import assignment
@@ -271,6 +287,8 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     if _set_to_unknown(plan):
         return  # GRPO507 says the value is not known; the default must not be blamed
     if plan.framework == "verl":
+        if _distillation_only(plan):
+            return  # the policy loss is 0: the student learns the teacher's tokens, and no advantage is used
         label = setting.label("actor_rollout_ref.rollout.n")
         estimator = plan.get("algorithm.adv_estimator")
         message = (
