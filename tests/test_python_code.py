@@ -52,6 +52,22 @@ def test_a_call_that_spreads_a_mapping_blames_no_default_it_may_set():
     assert found(call.format(spread="**kw, ", more=", temperature=0.0"), args=args) == [("GRPO201", 3)]
 
 
+def test_keywords_collected_in_a_dict_before_the_call_are_the_calls():
+    """`kw = dict(...)` (or `{"k": v}`), `kw["k"] = v`, then `GRPOConfig(**kw)`: each at its place in the dict."""
+    args = "--target trl==1.16.0 --world-size 1"
+    built = "from trl import GRPOConfig\nkw = dict(num_generations=3, per_device_train_batch_size={batch})\n"
+    assert found(built.format(batch=4) + "GRPOConfig(**kw)\n", args=args) == [("GRPO102", 2)]
+    assert found(built.format(batch=6) + "GRPOConfig(**kw)\n", args=args) == []
+    literal = 'from trl import GRPOConfig\nkw = {\n    "num_generations": 3,\n    "temperature": 0.0,\n}\n'
+    assert found(literal + "GRPOConfig(per_device_train_batch_size=6, **kw)\n", args=args) == [("GRPO201", 4)]
+    # a key added later is checked by its name (a typo), its value never (it may be added on one path only)
+    added = built.format(batch=6) + 'if x:\n    kw["num_generation"] = 2\nGRPOConfig(**kw)\n'
+    assert found(added, args=args) == [("GRPO002", 4)]
+    # changed in a way not read here: the call spreads an unknown mapping, and no default is blamed
+    for change in ("kw.update(extra)\n", "tweak(kw)\n", "kw |= extra\n", 'del kw["num_generations"]\n'):
+        assert found(built.format(batch=4) + change + "GRPOConfig(**kw)\n", args=args) == [], change
+
+
 def test_a_typo_in_a_keyword_is_reported():
     assert found('GRPOConfig(output_dir="o", num_generation=8)\n') == [("GRPO002", 1)]
 

@@ -45,6 +45,7 @@ from grpo_lint.sources.python_index import (
     dotted,
     literal,
 )
+from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
 from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, opened, overridden, view
 from grpo_lint.sources.python_needles import (
     DISTRIBUTED_MODULES,
@@ -333,7 +334,9 @@ def _deep_enough() -> Iterator[None]:
 
 
 class _Scope:
-    __slots__ = ("class_name", "files", "generates", "id", "loads", "main", "name", "params", "rank_vars", "trains")
+    __slots__ = (
+        "class_name", "files", "generates", "id", "kwargs", "loads", "main", "name", "params", "rank_vars", "trains",
+    )  # fmt: skip
 
     def __init__(self, scope: int, name: str, class_name: str, params: tuple[str, ...], main: bool) -> None:
         self.id = scope
@@ -346,6 +349,7 @@ class _Scope:
         self.trains = False
         self.files: dict[str, tuple[str, str]] = {}  # `with open(args.config) as f`: f -> where its path comes from
         self.loads: dict[str, Loaded] = {}  # `cfg = yaml.safe_load(f)`, `tcfg = cfg["training"]`
+        self.kwargs: dict[str, Items] = {}  # `kw = dict(num_generations=8)`: the items of a dict the code collects
 
 
 class _Class:
@@ -747,6 +751,31 @@ class _Visitor(ast.NodeVisitor):
             self.visit(target)
         if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             self._bind_loaded(node.targets[0].id, value)
+            self._collect(node.targets[0].id, value)
+        for target in node.targets:
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                self._collected_item(target.value.id, target)
+
+    def _collect(self, name: str, value: ast.expr) -> None:
+        """`kw = dict(...)` / `kw = {...}`: a dict of keyword arguments; any other value unbinds the name."""
+        kwargs = self.scope.kwargs
+        items = collected(value)
+        if items is not None:
+            kwargs[name] = items
+        elif name in kwargs:
+            del kwargs[name]
+
+    def _collected_item(self, name: str, target: ast.Subscript) -> None:
+        """`kw["beta"] = value`: a keyword added (maybe only on some paths, so its value is not judged)."""
+        kwargs = self.scope.kwargs
+        items = kwargs.get(name)
+        if items is None:
+            return
+        key = target.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            kwargs[name] = [*(item for item in items if item[0] != key.value), (key.value, None, target)]
+        else:
+            kwargs[name] = None  # a key computed when it runs
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
         for item in node.items:  # `with open(args.config) as f:`
@@ -791,6 +820,8 @@ class _Visitor(ast.NodeVisitor):
         self.visit(node.annotation)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if isinstance(node.target, ast.Name) and node.target.id in self.scope.kwargs:
+            self.scope.kwargs[node.target.id] = None  # `kw |= other`
         self.visit(node.value)
         if self._rank(node.value):
             self._assign(node.target, node.value, True)
@@ -800,6 +831,9 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Delete(self, node: ast.Delete) -> None:
         for target in node.targets:
+            subscript = isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+            if subscript and target.value.id in self.scope.kwargs:  # type: ignore[attr-defined]
+                self.scope.kwargs[target.value.id] = None  # type: ignore[attr-defined] # `del kw["beta"]`
             if isinstance(target, ast.Attribute) and target.attr == "__init__":
                 self.deleted_inits.add(dotted(target.value))  # `del HFGRPOTrainer.__init__`
         self.generic_visit(node)
@@ -842,6 +876,9 @@ class _Visitor(ast.NodeVisitor):
             func = func.value
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         self.called.add(last)
+        if self.scope.kwargs:
+            for changed in changed_by_call(node, self.scope.kwargs):
+                self.scope.kwargs[changed] = None
         if last == "GRPOConfig":
             self.configs.append(self._config(node, name))
         elif last in PARSERS and node.args:
@@ -1000,28 +1037,42 @@ class _Visitor(ast.NodeVisitor):
         loaded: dict[str, LoadedRead] = {}
         names = self._loaded_names()
         spread = bool(node.args)
+        arguments: list[tuple[str, ast.expr | None, Span]] = []
         for keyword in node.keywords:
-            if keyword.arg is None:  # **kwargs
-                spread = True
+            if keyword.arg is None:  # **kwargs: a dict this code collects gives its items, any other mapping anything
+                items = self.scope.kwargs.get(keyword.value.id) if isinstance(keyword.value, ast.Name) else None
+                if items is None:
+                    spread = True
+                    continue
+                for key, value, place in items:
+                    key_span = _span(place, self.lines)
+                    if isinstance(place, ast.keyword):
+                        key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(key))
+                    arguments.append((key, value, key_span))
                 continue
-            if (chain := _attribute_chain(keyword.value)) is not None:
-                attributes[keyword.arg] = chain
-            if names and (read_of := view(keyword.value, names)) is not None:
-                found, default = read_of
-                loaded[keyword.arg] = LoadedRead(found.kind, found.source, found.keys, default)
-            elif names and (given := overridden(keyword.value, names)) is not None:
-                loaded[keyword.arg] = given
             key_span = _span(keyword, self.lines)
             key_span = key_span._replace(end_line=key_span.line, end_column=key_span.column + len(keyword.arg))
-            try:
-                value: Any = bounded(ast.literal_eval(keyword.value), self._source(keyword.value))
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                unknown[keyword.arg] = Entry(keyword.arg, None, key_span, _span(keyword.value, self.lines))
+            arguments.append((keyword.arg, keyword.value, key_span))
+        for name, written, key_span in arguments:
+            if written is None:  # `kw["beta"] = ...` added on some path: its name is checked, its value never
+                unknown[name] = Entry(name, None, key_span, key_span)
                 continue
-            entry = Entry(keyword.arg, value, key_span, _span(keyword.value, self.lines))
-            if isinstance(keyword.value, ast.List | ast.Tuple):
-                entry.item_spans = [_span(item, self.lines) for item in keyword.value.elts]
-            entries[keyword.arg] = entry
+            if (chain := _attribute_chain(written)) is not None:
+                attributes[name] = chain
+            if names and (read_of := view(written, names)) is not None:
+                found, default = read_of
+                loaded[name] = LoadedRead(found.kind, found.source, found.keys, default)
+            elif names and (given := overridden(written, names)) is not None:
+                loaded[name] = given
+            try:
+                value: Any = bounded(ast.literal_eval(written), self._source(written))
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                unknown[name] = Entry(name, None, key_span, _span(written, self.lines))
+                continue
+            entry = Entry(name, value, key_span, _span(written, self.lines))
+            if isinstance(written, ast.List | ast.Tuple):
+                entry.item_spans = [_span(item, self.lines) for item in written.elts]
+            entries[name] = entry
         return ConfigCall(
             _span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread, loaded or None
         )
