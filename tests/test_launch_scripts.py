@@ -119,6 +119,19 @@ def test_case_patterns_functions_tests_and_bash_c():
     assert commands[3].inner and commands[3].line == 7
 
 
+def test_a_bash_c_string_with_parts_not_known_before_launch_is_read_with_them_unknown():
+    """`nohup bash -c "cd $REPO && $CMD"`: bash expands the string, then reads it as commands. CMD is the script's
+    own; REPO and the run's EXTRA are not known, and stay unknown words of the commands read."""
+    text = 'CMD="python train.py --num_generations 4 $EXTRA"\nnohup bash -c "cd $REPO && $CMD" > log 2>&1 &\n'
+    commands = parse(text, "s.sh").commands
+    inner = [c for c in commands if c.inner]
+    assert [[w.text for w in c.words] for c in inner] == [
+        ["cd", "$REPO"], ["python", "train.py", "--num_generations", "4", "$EXTRA"],
+    ]  # fmt: skip
+    assert inner[0].words[1].unknown == ("REPO",) and inner[1].words[4].unknown == ("EXTRA",)
+    assert inner[1].words[3].known  # the script's own value
+
+
 def test_cut_off_hydra_overrides_and_commands_with_their_environment_on_another_line():
     verl = "python3 -m verl.trainer.main_ppo \\\n  a.b=1 \\\n  # c.d=2 \\\n  # e.f=3 \\\n  trainer.nnodes=2\n"
     (cut,) = parse(verl, "s.sh").cutoffs

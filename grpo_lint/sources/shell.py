@@ -1211,8 +1211,10 @@ class _Lexer:
         if name not in _SHELLS or len(words) < 3 or self.level >= _MAX_NESTING:
             return
         flag = next((i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-z]*c[a-z]*", w.text)), None)
-        if flag is None or flag + 1 >= len(words) or not words[flag + 1].known:
+        if flag is None or flag + 1 >= len(words):
             return
+        # (A string with parts not known before launch, `"cd $REPO && $CMD"`, is read too: bash expands it, then reads
+        # it as commands; what stays unknown is written there as `$NAME`, which the reading below finds unknown again.)
         string = words[flag + 1]
         origin = (string.span.line, string.span.column + 1)
         exported = {name: self.variables[name] for name in self.exported if name in self.variables}
