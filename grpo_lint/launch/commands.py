@@ -274,7 +274,7 @@ def _program(
         if (
             target == module
             or target_path.endswith(module.replace(".", "/") + ".py")
-            or (ran is not None and _runs_main_of(ran, module, places))
+            or (ran is not None and _overrides_shaped(args) and _runs_main_of(ran, module, places))
         ):
             launch = _launch(command, framework, "train", launcher, args, None, None)
             copy = _copy_entry(command, places) if framework == "verl" else None
@@ -338,6 +338,15 @@ def _program(
         missing = gone or (lookable and not named and not only_config and _missing_script(target, places))  # type: ignore[arg-type]
         return launch._replace(script=shown, by_config=only_config, entry=entry, missing_file=target if missing else "")
     return None
+
+
+_OVERRIDE = lazy(r"^[+~]{0,2}[A-Za-z_][\w-]*\.[\w.@-]+=|^--config-(name|path|dir)\b|^-c[npd]$")
+
+
+def _overrides_shaped(args: list[Word]) -> bool:
+    """Whether a command line holds a Hydra override of a dotted key (`data.train_batch_size=64`) or a config flag: a
+    verl entry is launched with them; a script given only its own flags (`--input x.csv`) is not read for one."""
+    return any(_OVERRIDE.match(word.text) for word in args)
 
 
 def _runs_main_of(script: Path, module: str, places: Places | None) -> bool:

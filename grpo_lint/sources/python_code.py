@@ -289,7 +289,18 @@ def _column(lines: list[str], line: int, byte_offset: int | None) -> int:
 
 
 # What any rank-dependent expression has in its text (lowercased): rank words, the RANK variables, get_rank().
-_RANK_NEEDLES = ("rank", "process_index", "procid", "device_specific", "gpu_", "device_i", "cuda_i", "_ordinal")
+def _maybe_rank(lowered: str) -> bool:
+    """Whether an expression's text (lowercased) may name a per-process value (substring tests: the hot path)."""
+    return (
+        "rank" in lowered
+        or "process_index" in lowered
+        or "procid" in lowered
+        or "device_specific" in lowered
+        or "gpu_i" in lowered
+        or "device_i" in lowered
+        or "cuda_i" in lowered
+        or "_ordinal" in lowered
+    )
 
 
 def _device_specific(node: ast.Call) -> bool:
@@ -414,6 +425,8 @@ class _Visitor(ast.NodeVisitor):
         self.process_groups: list[bool] = []  # each init_process_group call: whether it writes world_size=1
         self.strings: set[str] = set()
         self.called: set[str] = set()
+        self.loading = False  # some scope has bound a loaded config file (grpo_lint.sources.python_loads)
+        self.feeds_config = "GRPOConfig" in text  # only then are loaded files and collected dicts followed
         self.experimental_trainer = False
         self.trains = False
         self.run_seed = False
@@ -563,7 +576,7 @@ class _Visitor(ast.NodeVisitor):
             # every right-hand side again inside the visit was the hot spot on large files.
             text = "\n".join(self.lines[first - 1 : last])
             lowered = text.lower()
-            if not any(word in lowered for word in _RANK_NEEDLES) and not any(
+            if not _maybe_rank(lowered) and not any(
                 name in text for name in (*scope.rank_vars, *(owner.rank_attrs if owner is not None else ()))
             ):
                 return False
@@ -749,12 +762,22 @@ class _Visitor(ast.NodeVisitor):
         for target in node.targets:
             self._assign(target, node.value, ranked)
             self.visit(target)
-        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            self._bind_loaded(node.targets[0].id, value)
-            self._collect(node.targets[0].id, value)
-        for target in node.targets:
-            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
-                self._collected_item(target.value.id, target)
+        if self.feeds_config:  # what a GRPOConfig call may take its values from (a file without one: nothing)
+            self._tracked(node, value)
+
+    def _tracked(self, node: ast.Assign, value: ast.expr) -> None:
+        """Names bound to a config file a script loads, and dicts it collects keyword arguments in."""
+        first = node.targets[0]
+        scope = self.scopes[-1]
+        if len(node.targets) == 1 and type(first) is ast.Name:
+            if self.loading or scope.files or _may_load(value):
+                self._bind_loaded(first.id, value)
+            if scope.kwargs or type(value) is ast.Dict or type(value) is ast.Call:
+                self._collect(first.id, value)
+        elif type(first) is ast.Subscript and scope.kwargs:
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                    self._collected_item(target.value.id, target)
 
     def _collect(self, name: str, value: ast.expr) -> None:
         """`kw = dict(...)` / `kw = {...}`: a dict of keyword arguments; any other value unbinds the name."""
@@ -778,7 +801,7 @@ class _Visitor(ast.NodeVisitor):
             kwargs[name] = None  # a key computed when it runs
 
     def visit_With(self, node: ast.With | ast.AsyncWith) -> None:
-        for item in node.items:  # `with open(args.config) as f:`
+        for item in node.items if self.feeds_config else ():  # `with open(args.config) as f:`
             if isinstance(item.optional_vars, ast.Name):
                 source = opened(item.context_expr)
                 if source is not None:
@@ -804,7 +827,9 @@ class _Visitor(ast.NodeVisitor):
         if source is not None:
             scope.files[name] = source
         found = load(value, scope.files)
-        if found is None and (names := self._loaded_names()):
+        if found is not None:
+            self.loading = True
+        if found is None and self.loading and (names := self._loaded_names()):
             section = view(value, names)
             found = section[0] if section is not None else None
         if found is not None:
@@ -876,9 +901,9 @@ class _Visitor(ast.NodeVisitor):
             func = func.value
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         self.called.add(last)
-        if self.scope.kwargs:
-            for changed in changed_by_call(node, self.scope.kwargs):
-                self.scope.kwargs[changed] = None
+        if self.feeds_config and (kwargs := self.scopes[-1].kwargs):
+            for changed in changed_by_call(node, kwargs):
+                kwargs[changed] = None
         if last == "GRPOConfig":
             self.configs.append(self._config(node, name))
         elif last in PARSERS and node.args:
@@ -1101,6 +1126,18 @@ class _Visitor(ast.NodeVisitor):
 
 
 _ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+_LOADING = frozenset({"open", "read_text", "safe_load", "load", "full_load", "unsafe_load"})
+
+
+def _may_load(value: ast.expr) -> bool:
+    """Whether an assigned value may open or load a config file (`open(...)`, `yaml.safe_load(...)`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _LOADING
+
+
 _PARSE_METHODS = frozenset({
     "parse_args_and_config", "parse_args_into_dataclasses", "parse_yaml_file", "parse_json_file", "parse_dict",
 })  # fmt: skip
