@@ -151,6 +151,8 @@ def lint_document(
         options = options._replace(extra_keys=known)
     plan = _plan(framework, document, target, options, workspace)
     diagnostics = _judged(plan, options)
+    if framework == "verl" and workspace is not None and any(d.code == "GRPO006" for d in diagnostics):
+        diagnostics = [d for d in diagnostics if not _registered_here(d, plan, workspace)]
     oldest = None
     if target.basis == "assumed" and target.allows and any(_release_error(d) for d in diagnostics):
         # An assumed release stands for several: an error that the oldest of them gives too is no assumption (nor
@@ -179,6 +181,23 @@ def lint_document(
     result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
     result.unchecked = unchecked
     return result
+
+
+def _registered_here(diagnostic: Diagnostic, plan: RunPlan, workspace: Workspace) -> bool:
+    """A verl advantage estimator the repository registers itself (`@register_adv_est("my_grpo")`, an enum value of
+    its own): its name is written as a string in the repository's Python, so the run may know it."""
+    if diagnostic.key != "algorithm.adv_estimator":
+        return False
+    entry = plan.document.entries.get("algorithm.adv_estimator")
+    if entry is None or not isinstance(entry.value, str):
+        return False
+    name = entry.value.encode()
+    modules = workspace.modules
+    return any(
+        b'"' + name + b'"' in data or b"'" + name + b"'" in data
+        for relative in modules.files
+        if (data := modules.bytes_of(relative)) is not None
+    )
 
 
 def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:

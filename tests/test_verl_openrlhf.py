@@ -543,6 +543,29 @@ def test_verl_actor_strategy_choices():
     assert verl_codes(recipe, OLD_VERL) == ["GRPO201"]  # read as verl (its sampling judged), its strategy not
 
 
+def test_verl_advantage_estimator_choices_by_release(tmp_path):
+    """The estimators a release registers: another name stops the run (`dapo` is a reward manager, no estimator)."""
+    assert "GRPO006" in verl_codes(verl(algorithm__adv_estimator="dapo"))
+    assert "GRPO006" not in verl_codes(verl(algorithm__adv_estimator="grpo"))
+    assert "GRPO006" in verl_codes(verl(algorithm__adv_estimator="gdpo"), "--target verl==0.7.0")  # from 0.7.1
+    assert "GRPO006" not in verl_codes(verl(algorithm__adv_estimator="gdpo"), "--target verl==0.7.1")
+    assert "GRPO006" in verl_codes(verl(algorithm__adv_estimator="gpg"), "--target verl==0.4.1")  # from 0.5.0
+    # a recipe's trainer may register its own
+    recipe = verl(algorithm__adv_estimator="dapo").replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo")
+    assert "GRPO006" not in verl_codes(recipe)
+    # an estimator the repository registers itself (`@register_adv_est("length_grpo")`) is its own
+    (tmp_path / "requirements.txt").write_text("verl==0.9.1\n")
+    (tmp_path / "run.sh").write_text(verl(algorithm__adv_estimator="length_grpo"))
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert "GRPO006" in [d["code"] for d in report["diagnostics"]]
+    (tmp_path / "estimators.py").write_text(
+        'from verl.trainer.ppo.core_algos import register_adv_est\n\n\n@register_adv_est("length_grpo")\n'
+        "def length_grpo(token_level_rewards, response_mask, index, config=None):\n    ...\n"
+    )
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert "GRPO006" not in [d["code"] for d in report["diagnostics"]]
+
+
 def test_verl_on_policy_distillation_without_task_rewards_needs_no_group():
     """distillation.enabled with use_task_rewards false: verl 0.8.0+ sets the policy loss to 0, the student learns the
     teacher's tokens, and a group of one wastes nothing."""

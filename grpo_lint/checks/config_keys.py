@@ -565,6 +565,8 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         choices = spec.choices_at(version)
         if choices is None or (key == _VERL_STRATEGY and not _strategy_checked(plan)):
             continue
+        if key == _VERL_ESTIMATOR and (plan.native is None or plan.document.parser is None):
+            continue  # a recipe's trainer, or a file whose reader is not shown, may register estimators of its own
         values = entry.value if isinstance(entry.value, list) else [entry.value]
         for value in values:
             if _accepted(value, choices):
@@ -595,6 +597,7 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 
 
 _VERL_STRATEGY = "actor_rollout_ref.actor.strategy"
+_VERL_ESTIMATOR = "algorithm.adv_estimator"
 
 
 def _strategy_checked(plan: RunPlan) -> bool:
