@@ -147,8 +147,8 @@ def found_json_skip(text: str) -> str | None:
     the parse refuses, a W&B record, an accelerate config, a framework found)."""
     import json
 
+    from grpo_lint.sources.document import WANDB_MARKERS
     from grpo_lint.sources.yaml_guards import DEEP_LINE
-    from grpo_lint.sources.yaml_reader import WANDB_MARKERS
 
     try:
         value = json.loads(text)

@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from grpo_lint.setting import Setting
 
 
+# The keys that mark a W&B run's config (`config.yaml` of a run): each value is wrapped as `{desc, value}`.
+WANDB_MARKERS = ("wandb_version", "_wandb")
+
+
 class Entry:
     """One `key: value` of a config, with spans of the key and of the value.
 

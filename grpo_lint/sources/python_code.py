@@ -34,6 +34,7 @@ from grpo_lint.records import Record
 from grpo_lint.sources.document import Entry, ReadProblem
 from grpo_lint.sources.numbers import bounded
 from grpo_lint.sources.python_index import (
+    NOT_LITERAL,
     PARSERS,
     ClassFacts,
     Field,
@@ -116,9 +117,6 @@ def _attribute_chain(node: ast.expr) -> str | None:
         parts.append(node.attr)
         node = node.value
     return ".".join([node.id, *reversed(parts)]) if parts and isinstance(node, ast.Name) else None
-
-
-NOT_LITERAL = "(not a literal)"  # an argparse default that is an expression: its value is not known
 
 
 def _argparse_default(node: ast.Call) -> Any:

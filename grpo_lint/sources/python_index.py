@@ -15,6 +15,8 @@ from typing import Any
 
 from grpo_lint.records import Record
 
+NOT_LITERAL = "(not a literal)"  # an argparse default that is an expression: its value is not known
+
 PARSERS = frozenset({"HfArgumentParser", "TrlParser"})
 
 

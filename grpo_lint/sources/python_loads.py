@@ -19,6 +19,7 @@ import ast
 from typing import Any
 
 from grpo_lint.records import Record
+from grpo_lint.sources.python_index import NOT_LITERAL
 
 NO_DEFAULT = "(no default)"  # a view with no `.get(key, default)`: a key the file lacks stops the script
 
@@ -98,8 +99,6 @@ def load(node: ast.expr, files: dict[str, tuple[str, str]]) -> Loaded | None:
 def view(node: ast.expr, names: dict[str, Loaded]) -> tuple[Loaded, Any] | None:
     """The loaded file and keys an expression reads, with `.get`'s default (NO_DEFAULT without one); None when it
     reads no loaded name."""
-    from grpo_lint.sources.python_code import NOT_LITERAL
-
     while isinstance(node, ast.Call) and _name(node.func) in _CASTS and len(node.args) == 1:
         node = node.args[0]
     default: Any = NO_DEFAULT

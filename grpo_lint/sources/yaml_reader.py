@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from grpo_lint.diagnostics import Span
-from grpo_lint.sources.document import Document, Entry, ReadProblem
+from grpo_lint.sources.document import WANDB_MARKERS, Document, Entry, ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.yaml_guards import GuardedLoader, guarded_root
 
@@ -118,7 +118,6 @@ def _mapping_entries(
     return result
 
 
-WANDB_MARKERS = ("wandb_version", "_wandb")
 _WANDB_FIELDS = frozenset({"desc", "value"})
 
 
