@@ -562,18 +562,16 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         spec = plan.specs.get(key.replace("-", "_"))
         if spec is None or not spec.choices or entry.value is None:
             continue
-        choices = spec.choices_at(version)
-        if choices is None or (key == _VERL_STRATEGY and not _strategy_checked(plan)):
+        found = spec.choice_at(version)
+        if found is None or (found.entry_only and not _entry_reads(plan, key)):
             continue
-        if key == _VERL_ESTIMATOR and (plan.native is None or plan.document.parser is None):
-            continue  # a recipe's trainer, or a file whose reader is not shown, may register estimators of its own
+        choices = found.values
         values = entry.value if isinstance(entry.value, list) else [entry.value]
         for value in values:
             if _accepted(value, choices):
                 continue
             listed = ", ".join(shown(c) for c in choices)
-            found = spec.choice_at(version)
-            why = found.warning(value) if found is not None else None
+            why = found.warning(value)
             if why is not None:
                 message = f"`{key}: {shown(value)}` {why}."
                 fix = f"`{key}: {shown(choices[0])}`" if len(choices) == 1 else f"one of {listed}"
@@ -596,19 +594,17 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key, fixes=fixes)
 
 
-_VERL_STRATEGY = "actor_rollout_ref.actor.strategy"
-_VERL_ESTIMATOR = "algorithm.adv_estimator"
-
-
-def _strategy_checked(plan: RunPlan) -> bool:
-    """Whether verl's own main_ppo picks the actor's workers by `actor.strategy` for this run: a launch of its own
-    training loop (not a file whose reader is not shown), and not the new engine workers
-    (`trainer.use_legacy_worker_impl=disable`, 0.7.x), which do not read it there."""
+def _entry_reads(plan: RunPlan, key: str) -> bool:
+    """Whether the framework's own entry checks `key`'s value for this run (Choices.entry_only): a launch of verl's own
+    training loop (not a recipe's or the repository's trainer, which may register values of its own, and not a file
+    no launch names). verl 0.7.x's new engine workers (`trainer.use_legacy_worker_impl=disable`) do not read
+    `actor.strategy` there."""
     if plan.native is None or plan.document.parser is None:
-        return False  # a recipe's or the repository's own trainer picks its workers its own way
+        return False
+    if key != "actor_rollout_ref.actor.strategy":
+        return True
     legacy = plan.document.entries.get("trainer.use_legacy_worker_impl")
-    new_engine = legacy is not None and str(legacy.value) == "disable"
-    return not (new_engine and plan.target.version >= Version("0.7.0"))
+    return not (legacy is not None and str(legacy.value) == "disable" and plan.target.version >= Version("0.7.0"))
 
 
 def _renamed_only(plan: RunPlan, spec: FieldSpec) -> bool:

@@ -265,14 +265,13 @@ def _distillation_only(plan: RunPlan) -> bool:
     `distillation.distillation_loss.use_task_rewards=False`): verl sets the policy loss to 0 (trainer/distillation/
     losses.py in 0.8.0 and 0.9.1), so a group's advantages are never used."""
     entries = plan.document.entries
-
-    def written(path: str) -> str:
-        entry = entries.get(path)
-        return str(entry.value).lower() if entry is not None else ""
-
-    return written("distillation.enabled") == "true" and written("distillation.distillation_loss.use_task_rewards") in (
-        "false",
-        "0",
+    enabled = entries.get("distillation.enabled")
+    task_rewards = entries.get("distillation.distillation_loss.use_task_rewards")
+    return (
+        enabled is not None
+        and str(enabled.value).lower() in ("true", "1")
+        and task_rewards is not None
+        and str(task_rewards.value).lower() in ("false", "0")
     )
 
 

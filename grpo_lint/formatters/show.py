@@ -23,13 +23,6 @@ _GEOMETRY = (
     "generation_batch_size",
 )  # fmt: skip
 NOT_KNOWN = "not known before launch"
-_VERL_PATHS = {
-    "num_generations": "actor_rollout_ref.rollout.n",
-    "temperature": "actor_rollout_ref.rollout.temperature",
-    "top_p": "actor_rollout_ref.rollout.top_p",
-    "top_k": "actor_rollout_ref.rollout.top_k",
-    "seed": "data.seed",
-}  # (grpo_lint.frameworks.verl.frontend.CANONICAL, not imported: --show of a TRL config does not load verl's tables)
 
 
 def describe(plan: RunPlan) -> dict[str, Any]:
@@ -75,8 +68,12 @@ def describe(plan: RunPlan) -> dict[str, Any]:
 def _setting(plan: RunPlan, name: str) -> dict[str, Any]:
     """A setting's value and what decided it; a value the launch or the script computes is not known (its default
     never applies)."""
-    unknown = plan.document.unknown
-    if name in unknown or (plan.framework == "verl" and _VERL_PATHS.get(name) in unknown):
+    key = name
+    if plan.framework == "verl":
+        from grpo_lint.frameworks.verl.frontend import CANONICAL  # (loaded already: the plan was built there)
+
+        key = CANONICAL.get(name, name)  # verl's own path (`actor_rollout_ref.rollout.n`), as `unknown` holds it
+    if key in plan.document.unknown:
         return {"value": None, "from": NOT_KNOWN}
     return _described(plan.get(name), plan.path)
 

@@ -33,6 +33,9 @@ class Choices(Record):
     # for any value outside `values` and `rejected`, which still stop the run.
     warned: tuple[tuple[Any, str], ...] = ()
     rejected: tuple[Any, ...] = ()
+    # Checked by the framework's own entry (verl's main_ppo) when it runs, not by every program that reads the key: not
+    # judged for a trainer of the repository's own or a recipe's, nor in a file no launch names.
+    entry_only: bool = False
 
     def warning(self, value: Any) -> str | None:
         """Why `value` is only warned about, or None when it stops the run."""

@@ -352,7 +352,7 @@ def _overrides_shaped(args: list[Word]) -> bool:
 def _runs_main_of(script: Path, module: str, places: Places | None) -> bool:
     """Whether a script of the repository hands its command line to a framework's own entry point:
     `from verl.trainer.main_ppo import main` (after patching what it calls) and `main()`. The run is that entry's."""
-    if _repository_module(script) == module or places is None or places.modules is None:
+    if script.as_posix().endswith(module.replace(".", "/") + ".py") or places is None or places.modules is None:
         return False  # the framework's own file (a copy's main_ppo.py): read as it is
     modules = places.modules
     relative = modules.relative(script)
@@ -362,13 +362,6 @@ def _runs_main_of(script: Path, module: str, places: Places | None) -> bool:
     named = re.escape(module.encode())
     imported = re.search(rb"^[ \t]*from[ \t]+" + named + rb"[ \t]+import\b[^\n]*\bmain\b", data, re.M)
     return imported is not None and re.search(rb"^[ \t]*main\(\s*\)", data, re.M) is not None
-
-
-def _repository_module(script: Path) -> str:
-    """`.../verl/trainer/main_ppo.py` -> "verl.trainer.main_ppo" (its last three parts): how a copy's own file is
-    named."""
-    parts = script.with_suffix("").parts[-3:]
-    return ".".join(parts)
 
 
 _SWIFT_IMPORT = lazy_bytes(

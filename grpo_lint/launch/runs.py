@@ -245,7 +245,6 @@ def _megatron_rlhf_type(launch: Launch, target_for: Callable[[str], Target]) -> 
 
 
 _MAX_CALL_DEPTH = 3  # submit.sh -> pipeline.sh -> rlhf.sh
-_SHELLS = ("bash", "sh", "source", ".")
 _BATCH = ("sbatch", "qsub")  # submit a script to a cluster's queue, with the submitter's environment
 # sbatch/qsub options that take no value (the others take one, `-p gpu` or `--partition=gpu`)
 _BATCH_SWITCHES = frozenset({
@@ -825,7 +824,7 @@ def _read_config(
         result.problems.append(_outside(config, path, places, entry.value_span))
         return {}
     if path is None and _made_here(script.text, config.rpartition("/")[2], command):
-        return {}  # the script writes or fetches it before the run (`cat > configs/x.yaml << EOF`): not shown
+        return {}  # the script makes or fetches it before the run (`cp`, `wget`, `python make.py > x.yaml`): not shown
     if path is None:
         result.problems.append(
             Diagnostic(

@@ -16,20 +16,27 @@ from grpo_lint.launch.commands import Launch, Places, resolve_file
 from grpo_lint.sources.document import Document, Entry, stamp
 
 if TYPE_CHECKING:
-    from grpo_lint.sources.shell import Word
+    from grpo_lint.sources.shell import Script, Word
 
 Through = tuple[dict[str, Entry], dict[str, "Word"], dict[str, Entry]]
+
+
+def _own_parser(launch: Launch, places: Places) -> tuple[Path, Any] | None:
+    """The launched script of the repository, with its program, when the script parses its own flags (argparse, not
+    a parser of argument classes)."""
+    modules = places.modules
+    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
+    program = modules.program(found) if found is not None else None
+    return (found, program) if found is not None and program is not None and program.parser is None else None
 
 
 def owns_config_flag(launch: Launch, places: Places) -> bool:
     """Whether a launched script's own argparse has `--config`: the file it names is the script's to read (its
     GRPOConfig call takes what it needs from it), not TRL's `--config` of GRPOConfig fields."""
-    modules = places.modules
-    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
-    program = modules.program(found) if found is not None else None
-    if program is None or program.parser is not None:
+    own = _own_parser(launch, places)
+    if own is None:
         return False
-    code = modules.code(modules.relative(found))
+    code = places.modules.code(places.modules.relative(own[0]))
     return code is not None and "config" in code.flag_defaults and bool(code.configs)
 
 
@@ -110,7 +117,7 @@ def through_argparse(
     flags: dict[str, Entry],
     unresolved: dict[str, Word],
     result: Any,
-    script: Any = None,
+    script: Script,
 ) -> Through | None:
     """A launched script that reads its own argparse flags and builds one `GRPOConfig(...)` from them
     (`beta=args.beta`): the run's config is that call. Each keyword takes the launch's flag of the attribute it
@@ -121,11 +128,10 @@ def through_argparse(
     single call (a parser of argument classes, `GRPOConfig(**kwargs)`, a config built in another module)."""
     from grpo_lint.sources.python_code import NOT_LITERAL
 
-    modules = places.modules
-    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
-    program = modules.program(found) if found is not None else None
-    if program is None or program.parser is not None:
+    own = _own_parser(launch, places)
+    if own is None:
         return None
+    found, program = own
     through = _grpo_config_call(places, found)
     if through is None:
         return None
@@ -177,8 +183,8 @@ def _loaded_values(
     places: Places,
     result: Any,
     located: str,
-    script: Any = None,
-    line: int = 0,
+    script: Script,
+    line: int,
 ) -> dict[str, tuple[Entry | None, Word | None]]:
     """Each keyword that reads a key of a config file the script loads: that key's entry in the file (its value
     and place), the `.get(key, default)` default where the file lacks the key, or None when not known."""
@@ -196,7 +202,7 @@ def _loaded_values(
         if named is None:
             continue
         if named not in documents:
-            written = written_config(script, named, line) if script is not None else None
+            written = written_config(script, named, line)
             if written is not None:  # written by the launch script from a here-document before it runs
                 documents[named] = written if isinstance(written, Document) else None
                 if isinstance(written, Document):
@@ -225,7 +231,7 @@ def _loaded_values(
     return values
 
 
-def written_config(script: Any, config: str, line: int) -> Document | str | None:
+def written_config(script: Script, config: str, line: int) -> Document | str | None:
     """The config file a script writes from a here-document before the command on `line` reads it, parsed, its
     positions those of the script's lines; "not known" when bash expands `$VAR` or `$(...)` in it, or it does not
     parse; None when the script writes no such file."""
@@ -266,7 +272,8 @@ def _assemble(
                 words[field] = word
         else:  # a key of a file not known before launch, a section, or a key the file lacks
             at = unknown.get(field)
-            computed[field] = stamp(at, located) if at is not None else Entry(field, None, call.span, call.span)
+            place = call.span._replace(path=located)
+            computed[field] = stamp(at, located) if at is not None else Entry(field, None, place, place)
     for field, chain in call.attributes.items():
         if field in loaded:
             continue

@@ -47,7 +47,7 @@ from grpo_lint.sources.python_index import (
     literal,
 )
 from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
-from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, opened, overridden, view
+from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, may_load, opened, overridden, view
 from grpo_lint.sources.python_needles import (
     DISTRIBUTED_MODULES,
     DISTRIBUTED_NAMES,
@@ -768,7 +768,7 @@ class _Visitor(ast.NodeVisitor):
         first = node.targets[0]
         scope = self.scopes[-1]
         if len(node.targets) == 1 and type(first) is ast.Name:
-            if self.loading or scope.files or _may_load(value):
+            if self.loading or scope.files or may_load(value):
                 self._bind_loaded(first.id, value)
             if scope.kwargs or type(value) is ast.Dict or type(value) is ast.Call:
                 self._collect(first.id, value)
@@ -1124,16 +1124,6 @@ class _Visitor(ast.NodeVisitor):
 
 
 _ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
-_LOADING = frozenset({"open", "read_text", "safe_load", "load", "full_load", "unsafe_load"})
-
-
-def _may_load(value: ast.expr) -> bool:
-    """Whether an assigned value may open or load a config file (`open(...)`, `yaml.safe_load(...)`)."""
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in _LOADING
 
 
 _PARSE_METHODS = frozenset({

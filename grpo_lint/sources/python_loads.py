@@ -46,13 +46,18 @@ class LoadedRead(Record):
     falsy: bool = False
 
 
-_LOADERS = {
-    "safe_load": "yaml",
-    "load": "yaml",
-    "full_load": "yaml",
-    "unsafe_load": "yaml",
-}
+_YAML_LOADERS = frozenset({"safe_load", "load", "full_load", "unsafe_load"})
+_OPENERS = frozenset({"open", "read_text"})
 _CASTS = frozenset({"int", "float", "bool", "str"})
+
+
+def may_load(value: ast.expr) -> bool:
+    """Whether a value may open or load a config file (`open(...)`, `yaml.safe_load(...)`): asked first of every
+    assignment, so that most skip `opened` and `load`."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = _name(value.func)
+    return name in _OPENERS or name in _YAML_LOADERS
 
 
 def path_source(node: ast.expr) -> tuple[str, str] | None:
@@ -74,7 +79,7 @@ def opened(node: ast.expr) -> tuple[str, str] | None:
     func = node.func
     if isinstance(func, ast.Name) and func.id == "open" and node.args:
         return path_source(node.args[0])
-    if isinstance(func, ast.Attribute) and func.attr in ("open", "read_text"):
+    if isinstance(func, ast.Attribute) and func.attr in _OPENERS:
         return path_source(func.value)
     return None
 
@@ -90,7 +95,7 @@ def load(node: ast.expr, files: dict[str, tuple[str, str]]) -> Loaded | None:
     if module == "OmegaConf" and method == "load":
         source = path_source(argument)
         return Loaded(*source, "omegaconf") if source is not None else None
-    if (module == "yaml" and method in _LOADERS) or (module == "json" and method == "load"):
+    if (module == "yaml" and method in _YAML_LOADERS) or (module == "json" and method == "load"):
         source = files.get(argument.id) if isinstance(argument, ast.Name) else opened(argument)
         return Loaded(*source, module) if source is not None else None
     return None

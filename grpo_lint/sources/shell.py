@@ -645,7 +645,7 @@ class _Lexer:
             self._written(targets, words, "\n".join(body) + "\n" if body else "", first, quoted, moved)
 
     def _written(
-        self, targets: list[Word], words: list[Word], text: str, first: int, quoted: bool, moved: bool = False
+        self, targets: list[Word], words: list[Word], text: str, first: int, quoted: bool, moved: bool
     ) -> None:
         """`cat > FILE << EOF` (or `cat << EOF > FILE`, `tee FILE << EOF`): FILE holds the here-document."""
         if not words or self.level:

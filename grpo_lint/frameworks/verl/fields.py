@@ -28,15 +28,11 @@ _KINDS = {
 }
 
 _ESTIMATORS_04 = (
-    "gae",
-    "grpo",
-    "reinforce_plus_plus",
-    "reinforce_plus_plus_baseline",
-    "remax",
-    "rloo",
-    "opo",
-    "grpo_passk",
-)
+    "gae", "grpo", "reinforce_plus_plus", "reinforce_plus_plus_baseline", "remax", "rloo", "opo", "grpo_passk",
+)  # fmt: skip
+_ESTIMATORS_05 = (*_ESTIMATORS_04, "gpg")
+_ESTIMATORS_06 = (*_ESTIMATORS_05, "rloo_vectorized", "grpo_vectorized")
+_ESTIMATORS_071 = (*_ESTIMATORS_06, "optimal_token_baseline", "tir_optimal_token_baseline", "gdpo")
 # Accepted values where verl checks them (reference verl-openrlhf-launchers.md section 1.2, V5 and V16).
 _CHOICES: dict[str, tuple[Choices, ...]] = {
     # 0.7.0+: RolloutConfig rejects only "sync"; another mode gets a DeprecationWarning and runs async (V16).
@@ -66,28 +62,16 @@ _CHOICES: dict[str, tuple[Choices, ...]] = {
     # else `raise NotImplementedError` (checked in 0.4.0, 0.5.0, 0.6.1, 0.7.0 and 0.7.1; 0.7.x does not read it when
     # trainer.use_legacy_worker_impl is "disable": grpo_lint.checks.config_keys.invalid_choice). From 0.8.0 the model
     # engine workers run every backend (veomni, torchtitan too): not judged.
-    "actor_rollout_ref.actor.strategy": (Choices(None, "0.8.0", ("fsdp", "fsdp2", "megatron")),),
+    "actor_rollout_ref.actor.strategy": (Choices(None, "0.8.0", ("fsdp", "fsdp2", "megatron"), entry_only=True),),
     # The advantage estimators a release registers (its AdvantageEstimator enum: 0.4.0 in ray_trainer.py, then
     # core_algos.py; checked in 0.4.0-0.7.0 and the 0.7.1, 0.8.0, 0.9.1 wheels). Another name stops the run: 0.4.x
     # `raise NotImplementedError` when the trainer is built, 0.5.0+ "Unknown advantage estimator simply: X" at the
     # first step. A name the repository registers itself (`@register_adv_est("x")`) is its own: not judged (lint.py).
     "algorithm.adv_estimator": (
-        Choices(None, "0.5.0", _ESTIMATORS_04),
-        Choices("0.5.0", "0.6.0", (*_ESTIMATORS_04, "gpg")),
-        Choices("0.6.0", "0.7.1", (*_ESTIMATORS_04, "gpg", "rloo_vectorized", "grpo_vectorized")),
-        Choices(
-            "0.7.1",
-            None,
-            (
-                *_ESTIMATORS_04,
-                "gpg",
-                "rloo_vectorized",
-                "grpo_vectorized",
-                "optimal_token_baseline",
-                "tir_optimal_token_baseline",
-                "gdpo",
-            ),
-        ),
+        Choices(None, "0.5.0", _ESTIMATORS_04, entry_only=True),
+        Choices("0.5.0", "0.6.0", _ESTIMATORS_05, entry_only=True),
+        Choices("0.6.0", "0.7.1", _ESTIMATORS_06, entry_only=True),
+        Choices("0.7.1", None, _ESTIMATORS_071, entry_only=True),
     ),
 }
 # Ranges of the values the batch checks divide by.
