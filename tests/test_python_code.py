@@ -42,6 +42,17 @@ def test_a_keyword_whose_value_is_not_a_literal_is_judged_by_its_name_only():
     assert ("GRPO102", 4) in found(known, args="--target trl==0.28.0 --world-size 4")
 
 
+def test_a_group_of_one_is_one_whatever_batch_the_run_computes():
+    """The batch is not known before launch, but `num_generations=1` is a group of one at any batch size."""
+    text = "from trl import GRPOConfig\ncfg = GRPOConfig(\n    per_device_train_batch_size=pdb,\n"
+    text += "    num_generations={n},\n)\n"
+    assert found(text.format(n=1)) == [("GRPO101", 4)]
+    assert found(text.format(n=1), args="--target trl==1.16.0") == [("GRPO101", 4)]
+    (group,) = lint_text(text.format(n=1), "t.py", options_from("--target trl==1.16.0"), kind="python").diagnostics
+    assert group.fixes == () and "per_device_train_batch_size not known before launch" in group.fix  # no divisor
+    assert found(text.format(n=3)) == []  # a batch nobody knows: no divisibility verdict
+
+
 def test_a_call_that_spreads_a_mapping_blames_no_default_it_may_set():
     """`GRPOConfig(**kwargs, num_generations=3)`: the batch may come from kwargs; TRL's default 8 is not the run's."""
     call = "from trl import GRPOConfig\nkw = load()\ncfg = GRPOConfig({spread}num_generations=3{more})\n"

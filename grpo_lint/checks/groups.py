@@ -38,16 +38,21 @@ _GEOMETRY_KEYS = frozenset({
 })  # fmt: skip
 
 
-def _inputs_unknown(plan: RunPlan) -> bool:
+# What a group of one rests on: its size, and (ms-swift) a teacher model, with which a group of one is allowed.
+_GROUP_SIZE_KEYS = frozenset({"num_generations", "teacher_model", "teacher_model_server"})
+
+
+def _inputs_unknown(plan: RunPlan, code: str) -> bool:
     """A setting the verdict rests on is written, but as a value not known before launch (`$N`, a
-    variable in Python): its default must not be blamed, and no verdict is given."""
-    return bool(plan.document.unknown & _GEOMETRY_KEYS)
+    variable in Python): its default must not be blamed, and no verdict is given. A group of one rests on
+    the group size alone: a batch not known before launch leaves `num_generations=1` a group of one."""
+    return bool(plan.document.unknown & (_GROUP_SIZE_KEYS if code == "GRPO101" else _GEOMETRY_KEYS))
 
 
 def _failures(plan: RunPlan, code: str) -> list[Failure]:
     """The framework's verdict on this code. With an unknown world size only what holds for every
     world size is judged here; GRPO106 says for which process counts the rest passes."""
-    if _inputs_unknown(plan) and plan.framework in ("trl", "swift"):
+    if _inputs_unknown(plan, code) and plan.framework in ("trl", "swift"):
         return []
     if (
         not plan.world_known
@@ -198,7 +203,12 @@ def group_too_small(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             message += f" {_rejects(plan)}."
         batch = plan.geometry.global_batch * plan.geometry.steps()
         message, severity = _trl_verdict(plan, message, None if failure.rejected else Severity.WARNING)
-        fix, fixes = _group_fix(plan, label, batch)
+        if _inputs_unknown(plan, "GRPO102"):  # the batch is not known before launch: no divisor can be named
+            computed = ", ".join(sorted(plan.document.unknown & _GEOMETRY_KEYS))
+            fix = f"{label}: 2 or more, a divisor of the generation batch ({computed} not known before launch)"
+            fixes: tuple[Fix, ...] = ()
+        else:
+            fix, fixes = _group_fix(plan, label, batch)
         yield report(
             plan,
             "GRPO101",
@@ -610,7 +620,7 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         return
     if plan.world_known or plan.group_rules.basis == "none":
         return
-    if plan.geometry.num_generations < 2 or _unsloth_adjusts(plan) or _inputs_unknown(plan):
+    if plan.geometry.num_generations < 2 or _unsloth_adjusts(plan) or _inputs_unknown(plan, "GRPO106"):
         return  # GRPO101 says it for every count; Unsloth replaces a batch that would not hold groups
     step = max(int(world.value), 1)
     candidates = list(range(step, 65, step))
