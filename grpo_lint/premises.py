@@ -58,6 +58,25 @@ TRAINER_RULES = frozenset({
 KNOWN_BUG_RULES = frozenset({"GRPO114", "GRPO304"})
 
 
+# Rules whose harm is a lost learning signal (a group of one the framework accepts, groups made identical by
+# sampling or seeding): a run that learns nothing (a learning rate of 0, as a GRPOTrainer made to evaluate has)
+# loses none. An error where the framework stops the run stays.
+NO_SIGNAL_RULES = frozenset({
+    "GRPO101", "GRPO201", "GRPO202", "GRPO203", "GRPO204", "GRPO205", "GRPO206", "GRPO207", "GRPO301", "GRPO302",
+    "GRPO303", "GRPO304", "GRPO305",
+})  # fmt: skip
+_LEARNING_RATES = ("learning_rate", "actor_rollout_ref.actor.optim.lr", "actor_learning_rate")
+
+
+def _learns_nothing(plan: RunPlan) -> str:
+    """The learning-rate key the run sets to 0 (it learns nothing), else ""."""
+    for key in _LEARNING_RATES:
+        entry = plan.document.entries.get(key)
+        if entry is not None and type(entry.value) in (int, float) and entry.value == 0:
+            return key
+    return ""
+
+
 # A parser premise that is assumed rather than shown starts with this (grpo_lint.lint._assumed_reader).
 ASSUMED_READER = "assumed: "
 
@@ -127,8 +146,12 @@ def decide(
     # whose reader is not shown) has its default in the plan only so that the rules can run: a verdict that names
     # that default is not given.
     blamed = tuple(Setting(None).label(name) for name in plan.document.unknown)
+    evaluates = _learns_nothing(plan)
     for diagnostic in diagnostics:
         code = diagnostic.code
+        if evaluates and code in NO_SIGNAL_RULES and not (code == "GRPO101" and diagnostic.severity is Severity.ERROR):
+            skipped[code] = f"the run learns nothing ({evaluates} 0: it evaluates), so no learning signal is lost"
+            continue
         if blamed and any(label in diagnostic.message for label in blamed):
             skipped.setdefault(
                 code,

@@ -53,6 +53,48 @@ def test_a_group_of_one_is_one_whatever_batch_the_run_computes():
     assert found(text.format(n=3)) == []  # a batch nobody knows: no divisibility verdict
 
 
+def test_a_keyword_that_names_a_constant_takes_its_value():
+    """`G = 1` bound once (at the module's top level, or in the calling function), then `num_generations=G`."""
+    args = "--target trl==1.16.0 --world-size 1"
+    module = "from trl import GRPOConfig\nG = {g}\nB = 4\n"
+    module += "cfg = GRPOConfig(num_generations=G, per_device_train_batch_size=B)\n"
+    assert found(module.format(g=1), args=args) == [("GRPO101", 4)]
+    assert found(module.format(g=3), args=args) == [("GRPO102", 4)]  # 4 completions, groups of 3
+    assert found(module.format(g=2), args=args) == []
+    local = "from trl import GRPOConfig\ndef main():\n    g = {g}\n    return GRPOConfig(num_generations=g)\n"
+    assert found(local.format(g=1), args=args) == [("GRPO101", 4)]
+    assert found(local.format(g=4), args=args) == []
+    (group,) = lint_text(module.format(g=1), "t.py", options_from(args), kind="python").diagnostics
+    assert group.span.line == 4 and all(edit.span.line == 4 for fix in group.fixes for edit in fix.edits)
+
+
+@pytest.mark.parametrize(
+    "rebinding",
+    [
+        "if fast:\n    G = 8\n",  # bound twice
+        "def tweak():\n    global G\n    G = 8\n",
+        "for G in (1, 2):\n    pass\n",
+        "from settings import *\n",
+        "from settings import G\n",
+    ],
+)
+def test_a_name_bound_more_than_once_is_no_constant(rebinding):
+    text = "from trl import GRPOConfig\nG = 1\n" + rebinding + "cfg = GRPOConfig(num_generations=G)\n"
+    assert found(text, args="--target trl==1.16.0 --world-size 1") == []
+    shadowed = "from trl import GRPOConfig\nG = 1\ndef build(G):\n    return GRPOConfig(num_generations=G)\n"
+    assert found(shadowed, args="--target trl==1.16.0 --world-size 1") == []
+
+
+def test_a_run_that_learns_nothing_loses_no_learning_signal():
+    """A GRPOTrainer made to evaluate (`learning_rate=0.0`): near-greedy sampling is its choice, not a lost signal;
+    what stops the run (a group of one TRL rejects) is still said."""
+    args = "--target trl==1.16.0 --world-size 1"
+    text = "from trl import GRPOConfig\ncfg = GRPOConfig(learning_rate={lr}, temperature=1e-16, num_generations={n})\n"
+    assert found(text.format(lr="1e-6", n=8), args=args) == [("GRPO205", 2)]
+    assert found(text.format(lr="0.0", n=8), args=args) == []
+    assert found(text.format(lr="0", n=1), args=args) == [("GRPO101", 2)]
+
+
 def test_a_call_that_spreads_a_mapping_blames_no_default_it_may_set():
     """`GRPOConfig(**kwargs, num_generations=3)`: the batch may come from kwargs; TRL's default 8 is not the run's."""
     call = "from trl import GRPOConfig\nkw = load()\ncfg = GRPOConfig({spread}num_generations=3{more})\n"

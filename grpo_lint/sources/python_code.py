@@ -151,6 +151,10 @@ class ConfigCall(Record):
     # Keyword arguments whose value is a key of a config file the script loads (`tcfg["num_generations"]` after
     # `cfg = yaml.safe_load(open(args.config))` and `tcfg = cfg["training"]`).
     loaded: dict[str, LoadedRead] | None = None
+    # Keyword arguments whose value is a bare name (`num_generations=G`): keyword -> the scope of the call and the
+    # name. One bound once, to a literal (`G = 8` at the module's top level or in that function), gives that
+    # literal (PythonFile.configs).
+    names: dict[str, tuple[int, str]] | None = None
 
 
 class Seed(Record):
@@ -362,10 +366,11 @@ class _Scope:
 
 
 class _Class:
-    __slots__ = ("bases", "generates", "name", "node", "per_rank", "rank_attrs", "trainer")
+    __slots__ = ("bases", "generates", "name", "node", "per_rank", "rank_attrs", "scope", "trainer")
 
-    def __init__(self, node: ast.ClassDef, bases: tuple[str, ...]) -> None:
+    def __init__(self, node: ast.ClassDef, bases: tuple[str, ...], scope: int) -> None:
         self.node = node
+        self.scope = scope  # the scope the class statement is in: its body binds class attributes, not names there
         self.name = node.name
         self.bases = bases
         self.rank_attrs: set[str] = set()  # `self.x` assigned from the rank in any method
@@ -425,6 +430,12 @@ class _Visitor(ast.NodeVisitor):
         self.called: set[str] = set()
         self.loading = False  # some scope has bound a loaded config file (grpo_lint.sources.python_loads)
         self.feeds_config = "GRPOConfig" in text  # only then are loaded files and collected dicts followed
+        # Constants a GRPOConfig call may read (only followed where one is written): (scope, name) -> the literal
+        # an assignment in that scope (the module's top level or a function's body) binds it to; how often each
+        # scope binds each name, and the names bound otherwise (parameters, `global`, `except ... as`, definitions).
+        self.constants: dict[tuple[int, str], tuple[Any, ast.expr]] = {}
+        self.bindings: dict[tuple[int, str], int] = {}
+        self.rebound: set[str] = set()
         self.experimental_trainer = False
         self.trains = False
         self.run_seed = False
@@ -472,7 +483,7 @@ class _Visitor(ast.NodeVisitor):
         return PythonFile(
             path,
             self.text,
-            self.configs,
+            [self._with_constants(call) for call in self.configs] if self.constants else self.configs,
             seeds,
             self.samplers,
             distributed,
@@ -494,6 +505,31 @@ class _Visitor(ast.NodeVisitor):
             self.flag_defaults,
             frozenset(self.parsed_names),
         )
+
+    def _with_constants(self, call: ConfigCall) -> ConfigCall:
+        """The call with each keyword that names a constant given its value: `num_generations=G` where `G = 8` is
+        the one binding of `G` in the call's function (or, where the function binds no `G`, in the module), and no
+        `global`, parameter, import or star import may rebind it. The entry is at the keyword's own place (a fix
+        edits the call, not the constant other code may read)."""
+        if not call.names or self.stars:
+            return call
+        entries, unknown = dict(call.entries), dict(call.unknown_entries or {})
+        for field, (scope, name) in call.names.items():
+            if name in self.rebound or name in self.imports:
+                continue
+            if (scope, name) not in self.bindings:
+                scope = 0  # (a name the function does not bind is the module's)
+            constant = self.constants.get((scope, name))
+            if constant is None or self.bindings[(scope, name)] != 1:
+                continue
+            at = unknown.pop(field)
+            entry = Entry(field, constant[0], at.key_span, at.value_span)
+            if isinstance(constant[1], ast.List | ast.Tuple):
+                entry.item_spans = [at.value_span] * len(constant[1].elts)
+            entries[field] = entry
+        if len(unknown) == len(call.unknown_entries or {}):
+            return call
+        return call._replace(entries=entries, unknown=tuple(unknown), unknown_entries=unknown)
 
     def _finish_seed(self, seed: Seed, generating: set[int]) -> Seed:
         owner = self.seed_class.get(seed.order)
@@ -664,6 +700,9 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         self.identifiers.add(node.id)
+        if self.feeds_config and type(node.ctx) is not ast.Load:  # (a Store or a Del)
+            bound = (self.scopes[-1].id, node.id)
+            self.bindings[bound] = self.bindings.get(bound, 0) + 1
         if node.id.endswith("Trainer") and isinstance(node.ctx, ast.Load) and node.id not in self._trainer_seen:
             self._trainer_seen.add(node.id)
             self.trainer_refs.append((node.id, node.lineno))
@@ -689,7 +728,20 @@ class _Visitor(ast.NodeVisitor):
 
     # --- definitions -------------------------------------------------------------------------------
 
+    def visit_Global(self, node: ast.Global | ast.Nonlocal) -> None:
+        if self.feeds_config:  # a function that rebinds a module name: none of its values is a constant
+            self.rebound.update(node.names)
+
+    visit_Nonlocal = visit_Global
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if self.feeds_config and node.name:
+            self.rebound.add(node.name)
+        self.generic_visit(node)
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if self.feeds_config:
+            self.rebound.add(node.name)
         fields = []
         for item in node.body:
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
@@ -698,7 +750,7 @@ class _Visitor(ast.NodeVisitor):
                     fields.append(Field(item.target.id, annotation, default_of(item.value)))
         bases = tuple(name for base in node.bases if (name := dotted(base)))
         self.classes.setdefault(node.name, ClassFacts(node.name, bases, tuple(fields), node.lineno))
-        owner = _Class(node, bases)
+        owner = _Class(node, bases, self.scopes[-1].id)
         self.class_stack.append(owner)
         self.generic_visit(node)
         self.class_stack.pop()
@@ -723,6 +775,8 @@ class _Visitor(ast.NodeVisitor):
                     )
         args = node.args
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        if self.feeds_config:
+            self.rebound.update(params, (a.arg for a in (args.vararg, args.kwarg) if a is not None), (node.name,))
         class_name = self.class_stack[-1].name if self.class_stack and self.scope.id == 0 else ""
         main = node.name in _MAIN_NAMES and not class_name
         scope = _Scope(self.next_scope, node.name, class_name, params, main)
@@ -762,6 +816,20 @@ class _Visitor(ast.NodeVisitor):
             self.visit(target)
         if self.feeds_config:  # what a GRPOConfig call may take its values from (a file without one: nothing)
             self._tracked(node, value)
+            self._constant(node.targets, value)
+
+    def _constant(self, targets: list[ast.expr], value: ast.expr | None) -> None:
+        """`G = 8` at the module's top level or in a function's body (not a class's): a constant, if nothing else
+        binds the name there."""
+        if len(targets) != 1 or type(targets[0]) is not ast.Name or value is None:
+            return
+        if self.class_stack and self.class_stack[-1].scope == self.scopes[-1].id:
+            return
+        try:
+            literal_value = bounded(ast.literal_eval(value), self._source(value))
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return
+        self.constants[(self.scopes[-1].id, targets[0].id)] = (literal_value, value)
 
     def _tracked(self, node: ast.Assign, value: ast.expr) -> None:
         """Names bound to a config file a script loads, and dicts it collects keyword arguments in."""
@@ -839,6 +907,8 @@ class _Visitor(ast.NodeVisitor):
         if node.value is not None:
             self.visit(node.value)
             self._assign(node.target, node.value, self._rank(node.value))
+            if self.feeds_config:
+                self._constant([node.target], node.value)
         self.visit(node.target)
         self.visit(node.annotation)
 
@@ -1060,6 +1130,7 @@ class _Visitor(ast.NodeVisitor):
         loaded: dict[str, LoadedRead] = {}
         names = self._loaded_names()
         spread = bool(node.args)
+        bare: dict[str, tuple[int, str]] = {}
         arguments: list[tuple[str, ast.expr | None, Span]] = []
         for keyword in node.keywords:
             if keyword.arg is None:  # **kwargs: a dict this code collects gives its items, any other mapping anything
@@ -1091,14 +1162,17 @@ class _Visitor(ast.NodeVisitor):
                 value: Any = bounded(ast.literal_eval(written), self._source(written))
             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                 unknown[name] = Entry(name, None, key_span, _span(written, self.lines))
+                if type(written) is ast.Name:
+                    bare[name] = (self.scopes[-1].id, written.id)
                 continue
             entry = Entry(name, value, key_span, _span(written, self.lines))
             if isinstance(written, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in written.elts]
             entries[name] = entry
         return ConfigCall(
-            _span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread, loaded or None
-        )
+            _span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread, loaded or None,
+            bare or None,
+        )  # fmt: skip
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
         seed_node = next((k.value for k in node.keywords if k.arg == "seed"), None)
