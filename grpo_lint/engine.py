@@ -304,16 +304,27 @@ def _repository_notes(workspace: Workspace, options: Options) -> list[FileResult
         if fork.mapped or not selected("GRPO011", options):
             continue
         where = os.path.relpath(workspace.root / fork.package)
-        message = (
-            f"{where}/ is a copy of {DISPLAY[fork.framework]} whose configuration schema grpo-lint cannot read "
-            f"(no ppo_trainer.yaml or argument definitions it knows), so keys of {DISPLAY[fork.framework]} runs "
-            "in this repository are not checked, nor are the batch rules that rest on its defaults; only the "
-            "sampling values a run sets itself are judged."
+        name = DISPLAY[fork.framework]
+        unchecked = (
+            f"so keys of {name} runs in this repository are not checked, nor are the batch rules that rest on its "
+            "defaults; only the sampling values a run sets itself are judged."
         )
-        fix = (
-            f"nothing is wrong; to have the keys checked, keep the copy's reference config in {where}/ as verl "
-            "does (trainer/config/ppo_trainer.yaml), or lint with --target FRAMEWORK==VERSION"
-        )
+        if fork.overlay:
+            message = (
+                f"{where}/ holds files of {name} but no __init__.py: Python imports an installed {name} before such "
+                f"a folder, so these files overlay a copy of {name} the repository does not ship, whose release "
+                f"and config are not known here; {unchecked}"
+            )
+            fix = f"nothing is wrong; to have the keys checked, lint with --target {fork.framework}==VERSION"
+        else:
+            message = (
+                f"{where}/ is a copy of {name} whose configuration schema grpo-lint cannot read "
+                f"(no ppo_trainer.yaml or argument definitions it knows), {unchecked}"
+            )
+            fix = (
+                f"nothing is wrong; to have the keys checked, keep the copy's reference config in {where}/ as verl "
+                "does (trainer/config/ppo_trainer.yaml), or lint with --target FRAMEWORK==VERSION"
+            )
         diagnostic = Diagnostic("GRPO011", Severity.INFO, message, where, Span.point(1, 1), key=fork.package, fix=fix)
         notes.append(finish(FileResult(where, "linted", [diagnostic], note="repository"), options))
     return notes
@@ -351,11 +362,16 @@ def lint_candidate(
     candidate: Candidate, options: Options, kind: str = "config", workspace: Workspace | None = None
 ) -> FileResult:
     from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.task_yaml import may_be_task
 
     if not present(candidate.path):
         return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
     if kind == "config":
         text = yaml_reader.read_decoded(candidate.path)
+        if not isinstance(text, ReadProblem) and len(text) <= _WORDS_FIRST and may_be_task(text):
+            task = _lint_task(text, candidate.display, candidate.explicit, options, workspace)
+            if task is not None:  # a SkyPilot task: its `run:` commands are a launch script
+                return task
         if (
             not judged_anyway(candidate.explicit, options)
             and not isinstance(text, ReadProblem)
@@ -384,6 +400,37 @@ def lint_candidate(
             return FileResult(candidate.display, "skipped", note=f"not read as Python: it {text.message}")
         return finish(unreadable(candidate.display, text, options), options)
     return _lint_code(text, candidate.display, candidate.explicit, options, kind, workspace)
+
+
+def _lint_task(
+    text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None
+) -> FileResult | None:
+    """A SkyPilot task's `setup`/`run` commands linted as the launch script they are, each diagnostic at its place
+    in the YAML file; None when the file is no task or its commands start no GRPO run."""
+    from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.task_yaml import task_script
+
+    parsed = yaml_reader.parse(text, display, "yaml")
+    task = task_script(parsed) if isinstance(parsed, Document) else None
+    if task is None:
+        return None
+    result = _lint_code(task.text, display, explicit, options, "shell", workspace)
+    if result.status != "linted":
+        return None
+
+    def moved(span: Span | None) -> Span | None:
+        if span is None or span.path not in (None, display):
+            return span
+        return span._replace(
+            column=span.column + task.offsets.get(span.line, 0),
+            end_column=span.end_column + task.offsets.get(span.end_line, 0),
+        )
+
+    result.diagnostics = [
+        d._replace(span=moved(d.span), fixes=()) if d.path in ("", display) else d for d in result.diagnostics
+    ]  # (the fixes edit the script's text, not the file's)
+    result.text = text
+    return result
 
 
 def _lint_code(

@@ -132,6 +132,24 @@ def test_a_bash_c_string_with_parts_not_known_before_launch_is_read_with_them_un
     assert inner[1].words[3].known  # the script's own value
 
 
+def test_a_bash_c_string_a_job_submitter_hands_on_is_read_as_commands():
+    """`ray job submit --address=... -- bash -c "..."` (its lines continued with `\\` inside the quotes): the job runs
+    the string as bash would; what a command only prints (`echo ... -- bash -c`) is no command."""
+    job = (
+        'ray job submit --address="http://$HEAD:8265" --runtime-env=env.yaml \\\n  -- bash -c "\n'
+        "    python3 -m verl.trainer.main_ppo \\\\\n      algorithm.adv_estimator=grpo \\\\\n"
+        '      actor_rollout_ref.rollout.n=1\n"\n'
+    )
+    inner = [c for c in parse(job, "s.sh").commands if c.inner]
+    assert [w.text for w in inner[0].words] == [
+        "python3", "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=1",
+    ]  # fmt: skip
+    assert inner[0].line == 3
+    assert "GRPO101" in codes(job, "--target verl==0.7.0")  # a group of one with the grpo estimator
+    printed = job.replace("ray job submit", "echo ray job submit", 1).replace(" -- bash", " bash", 1)
+    assert not [c for c in parse(printed, "s.sh").commands if c.inner]
+
+
 def test_cut_off_hydra_overrides_and_commands_with_their_environment_on_another_line():
     verl = "python3 -m verl.trainer.main_ppo \\\n  a.b=1 \\\n  # c.d=2 \\\n  # e.f=3 \\\n  trainer.nnodes=2\n"
     (cut,) = parse(verl, "s.sh").cutoffs
@@ -779,3 +797,33 @@ def test_a_python_program_the_script_gives_python_as_a_here_document_is_read_as_
     report = json.loads(run_cli("--isolated", "--format", "json", "--world-size", "1", "run.sh", cwd=tmp_path).stdout)
     (batch_error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
     assert batch_error["code"] == "GRPO102" and batch_error["fix"]["edits"] == []
+
+
+SKY_TASK = """\
+resources:
+  accelerators: H100:8
+num_nodes: 2
+setup: pip install verl==0.7.0
+run: |
+  if [ "$SKYPILOT_NODE_RANK" == "0" ]; then
+    python3 -m verl.trainer.main_ppo \\
+      algorithm.adv_estimator=grpo \\
+      actor_rollout_ref.rollout.n={n}
+  fi
+"""
+
+
+def test_the_run_commands_of_a_skypilot_task_are_a_launch_script_at_their_lines(tmp_path):
+    """`run: |` of a SkyPilot task (`sky launch task.yaml`) is the bash every node runs: its launches are linted, each
+    diagnostic at its line and column of the YAML file."""
+    (tmp_path / "task.yaml").write_text(SKY_TASK.format(n=1))
+    found = run_cli("--isolated", "--target", "verl==0.7.0", "--format", "json", "task.yaml", cwd=tmp_path)
+    (group,) = [d for d in json.loads(found.stdout)["diagnostics"] if d["code"] == "GRPO101"]
+    assert (group["line"], group["column"]) == (9, 7)
+    (tmp_path / "task.yaml").write_text(SKY_TASK.format(n=8))
+    found = run_cli("--isolated", "--target", "verl==0.7.0", "--format", "json", "task.yaml", cwd=tmp_path)
+    assert "GRPO101" not in [d["code"] for d in json.loads(found.stdout)["diagnostics"]]
+    # a `run:` key of a file that is no task (no resources, nodes, setup, ...) is no script
+    (tmp_path / "other.yaml").write_text("run: |\n  python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.n=1\n")
+    found = run_cli("--isolated", "--target", "verl==0.7.0", "--format", "json", "other.yaml", cwd=tmp_path)
+    assert json.loads(found.stdout)["diagnostics"] == []

@@ -368,6 +368,7 @@ def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_ch
     write(
         tmp_path,
         {
+            "verl/__init__.py": "",
             "verl/trainer/main_ppo.py": "",
             "verl/trainer/config.py": "class PPOConfig: ...\n",
             "examples/a.sh": "python3 -m verl.trainer.main_ppo worker.rollout.n=4 algorithm.adv_estimator=grpo\n",
@@ -377,6 +378,47 @@ def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_ch
     status, report = lint(tmp_path, monkeypatch, ".")
     assert [d["code"] for d in report["diagnostics"] if d["code"] in ("GRPO002", "GRPO004", "GRPO011")] == ["GRPO011"]
     assert status == 0
+
+
+def test_files_of_a_framework_without_its_init_overlay_a_copy_the_repository_does_not_ship(
+    tmp_path, monkeypatch, uninstalled
+):
+    """`src/verl/trainer/main_ppo.py` with no `src/verl/__init__.py`: Python imports an installed verl before such a
+    folder, so the entry that runs is that copy's, with its config tree, not a tree missing beside these files."""
+    entry = '@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\ndef main(config): ...\n'
+    files = {
+        "src/verl/trainer/main_ppo.py": "import hydra\n" + entry,
+        "scripts/run.sh": (
+            "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 \\\n"
+            "    actor_rollout_ref.actor.fsdp_config.grad_offload=False\n"
+        ),
+    }
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert codes(report) == ["GRPO011"] and status == 0
+    (note,) = [d["message"] for d in report["diagnostics"]]
+    assert "no __init__.py" in note and "overlay" in note
+    # with its __init__.py the folder is the package that runs, and its config folder is missing: Hydra stops
+    status, report = lint(write(tmp_path, {"src/verl/__init__.py": ""}), monkeypatch, ".")
+    assert "GRPO001" in codes(report, "run.sh") and status == 1
+
+
+def test_a_script_run_by_its_own_shebang_needs_the_executable_bit_git_stores(tmp_path, monkeypatch, uninstalled):
+    """`./run_grpo.sh` (or `exec "$(dirname "$0")/run_grpo.sh"`) of a file git stores as 100644: Permission denied."""
+    launch = (
+        "accelerate launch --num_processes 2 -m trl.scripts.grpo --num_generations 4 --per_device_train_batch_size 4\n"
+    )
+    write(tmp_path, {"run_grpo.sh": launch, "smoke.sh": 'exec "$(dirname "$0")/run_grpo.sh" --max_steps 2\n'})
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
+    (tmp_path / "run_grpo.sh").chmod(0o644)
+    status, report = lint(tmp_path, monkeypatch, ".")
+    (denied,) = [d for d in report["diagnostics"] if d["code"] == "GRPO508"]
+    assert denied["path"].endswith("smoke.sh") and "git stores it as 100644" in denied["message"] and status == 1
+    subprocess.run(["git", "update-index", "--chmod=+x", "run_grpo.sh"], cwd=tmp_path, check=True)
+    assert "GRPO508" not in codes(lint(tmp_path, monkeypatch, ".")[1])  # git's index decides (core.fileMode off)
+    subprocess.run(["git", "update-index", "--chmod=-x", "run_grpo.sh"], cwd=tmp_path, check=True)
+    write(tmp_path, {"smoke.sh": "bash run_grpo.sh --max_steps 2\n"})  # bash reads it: no bit needed
+    assert "GRPO508" not in codes(lint(tmp_path, monkeypatch, ".")[1])
 
 
 # Arguments the repository defines --------------------------------------------------------------
@@ -647,7 +689,9 @@ def test_a_script_run_directly_or_through_a_queue_is_read_with_the_arguments_it_
     """`./train/rlhf.sh ARGS` (its own shebang) and `sbatch [options] job.sh ARGS` run the script with ARGS as `$@`."""
     rlhf = '#!/bin/bash\naccelerate launch --num_processes 3 -m trl.scripts.grpo --per_device_train_batch_size 2 "$@"\n'
     files = {"train/rlhf.sh": rlhf, "submit.sh": call + "\n", "requirements.txt": "trl==0.20.0\n"}
-    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    write(tmp_path, files)
+    (tmp_path / "train/rlhf.sh").chmod(0o755)  # (run by its shebang, it must be executable: GRPO508 otherwise)
+    status, report = lint(tmp_path, monkeypatch, ".")
     (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]  # 3 x 2 = 6 completions, groups of 4
     assert status == 1 and error["code"] == "GRPO102" and "submit.sh runs it at line 1" in error["message"]
     write(tmp_path, {"submit.sh": call.replace("--num_generations 4", "--num_generations 3") + "\n"})

@@ -330,8 +330,46 @@ def _read_called(
     with_env = read_script(text, shown, places.root, target_for, modules, dict(command.env), calls, arguments)
     if not any(launch.role == "train" for launch in with_env.launches) and not with_env.called:
         return
+    if script_word is command.words[0] and (stored := _not_executable(found, places.root)) is not None:
+        result.problems.append(_permission_denied(script_word, found, places.root, stored))
     alone = read_script(text, shown, places.root, target_for, modules, None, calls)
     result.called.append((command, with_env, alone))
+
+
+def _not_executable(found: Path, root: Path) -> str | None:
+    """How a script that a command runs by its own shebang (`./run.sh`, `exec "$(dirname "$0")/run.sh"`) is stored
+    without the executable bit: "git stores it as 100644" (git's index decides inside a work tree: a checkout
+    makes the file as git stores it), "its file mode is 644" outside one; None when it may be executed."""
+    try:
+        mode = found.stat().st_mode
+    except OSError:
+        return None
+    if mode & 0o111:
+        return None
+    from grpo_lint.workspace.git import index_mode
+
+    try:
+        relative = found.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    stored = index_mode(root, relative)
+    if stored is None:
+        return f"its file mode is {mode & 0o777:o}"
+    return None if stored == "100755" else f"git stores it as {stored}"
+
+
+def _permission_denied(word: Word, found: Path, root: Path, stored: str) -> Diagnostic:
+    shown = found.resolve().relative_to(root.resolve()).as_posix()
+    return Diagnostic(
+        "GRPO508",
+        Severity.ERROR,
+        f"`{word.text}` runs {shown} by its own shebang, but the file is not executable ({stored}): the shell "
+        'stops with "Permission denied" (exit status 126) and the GRPO run it starts never begins.',
+        "",
+        word.span,
+        key=word.text,
+        fix=f"`chmod +x {shown}` and `git update-index --chmod=+x {shown}`, or write `bash ` before the path",
+    )
 
 
 def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:

@@ -1205,10 +1205,17 @@ class _Lexer:
             self.shell_string(command)
 
     def shell_string(self, command: Command) -> None:
-        """`bash -c '...'`: the commands of the string, as if written in the script."""
+        """`bash -c '...'`: the commands of the string, as if written in the script; also where a command hands the
+        rest of its words to another program (`ray job submit --address=... -- bash -c '...'`)."""
         words = command.words
-        name = words[0].text.rsplit("/", 1)[-1]
-        if name not in _SHELLS or len(words) < 3 or self.level >= _MAX_NESTING:
+        if words[0].text.rsplit("/", 1)[-1] not in _SHELLS:
+            rest = next((i for i, w in enumerate(words) if w.text == "--"), None)
+            if rest is None:
+                return
+            words = words[rest + 1 :]
+        if not words or words[0].text.rsplit("/", 1)[-1] not in _SHELLS or len(words) < 3:
+            return
+        if self.level >= _MAX_NESTING:
             return
         flag = next((i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-z]*c[a-z]*", w.text)), None)
         if flag is None or flag + 1 >= len(words):

@@ -66,6 +66,8 @@ def fork_sources(forks: dict[str, Fork]) -> tuple[str, ...]:
 
 
 def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fork:
+    if f"{package}/__init__.py" not in present:  # files that overlay a copy not shipped: nothing of theirs is read
+        return Fork(framework, package, None, {}, False, (), overlay=True)
     version = _version(framework, root, package, present)
     if framework == "verl":
         schemas = _verl_schemas(root / package, package, present)

@@ -10,6 +10,9 @@ wins over every configuration file):
 
 - `git ls-files` (the file list; `--others` for new files): reads the index and the directory, never
   file contents, so no filter runs; the file-system monitor is switched off.
+- `git ls-files --stage -- PATH` (the mode git stores one file with, for a script a launch runs by its own
+  shebang): reads the index only; the path follows `--` and `--literal-pathspecs` reads it as a name, never
+  as an option or a pathspec's magic.
 - `git diff --cached --name-only REV` (what changed up to the index, for `--changed-since`): compares two
   trees of git's object store, never the work tree. Work-tree edits not yet staged are found by hashing
   the files here (`worktree_changes`), so no clean filter of the repository runs for them either.
@@ -100,6 +103,18 @@ def start_git(args: list[str], cwd: Path | str | None = None, timeout: float = _
         return PendingGit(args, None, "git is not on PATH")
     except OSError as exc:
         return PendingGit(args, None, f"git could not be started: {exc}")
+
+
+def index_mode(folder: Path, relative: str) -> str | None:
+    """The mode git's index stores `relative` (below `folder`) with, `100755` or `100644`; None when git is
+    missing, the folder is in no work tree or git does not track the file."""
+    try:
+        output = git(["--literal-pathspecs", "ls-files", "--stage", "-z", "--", relative], cwd=folder)
+    except GitError:
+        return None
+    first = output.split(b"\0", 1)[0]
+    mode = first.split(b" ", 1)[0].decode("ascii", "replace")
+    return mode if first and mode.isdigit() else None
 
 
 def names(output: bytes) -> list[str]:

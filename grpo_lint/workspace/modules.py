@@ -164,14 +164,19 @@ class Modules:
         return any(relative == folder or relative.startswith(folder + "/") for folder in self.submodules)
 
     def copies_of(self, main: str) -> list[str]:
-        """The folders that hold a file at `main` (`verl/trainer/main_ppo.py`): "" for the root, else `third_party/x`.
-        Looked for once per run (every launch of verl asks)."""
+        """The folders that hold a file at `main` (`verl/trainer/main_ppo.py`) in a package of that name (its
+        `verl/__init__.py` beside it): "" for the root, else `third_party/x`. A folder of the package's files
+        without its `__init__.py` is no copy that runs: Python imports an installed package of that name before
+        such a folder (a namespace portion), so its files overlay a copy the repository does not ship. Looked for
+        once per run (every launch of verl asks)."""
         found = self._copies.get(main)
         if found is None:
             ending = "/" + main
-            found = self._copies[main] = [
-                name[: -len(main)].rstrip("/") for name in self.files if name == main or name.endswith(ending)
-            ]
+            folders = [name[: -len(main)].rstrip("/") for name in self.files if name == main or name.endswith(ending)]
+            if folders:
+                files, package = set(self.files), main.partition("/")[0] + "/__init__.py"
+                folders = [f for f in folders if (f"{f}/{package}" if f else package) in files]
+            found = self._copies[main] = folders
         return found
 
     def mentions(self, needle: bytes) -> bool:
