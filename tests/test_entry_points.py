@@ -434,6 +434,14 @@ def test_a_config_folder_under_pwd_that_does_not_exist_stops_hydra(tmp_path, mon
     write(root, {"scripts/train.sh": run.format(folder="my_rl/trainer/config", N4=N4)})
     _, report = lint(root, monkeypatch)
     assert codes(report, "train.sh") == []
+    # a folder the script clones (or copies, fetches) before the run is made at run time: not known here
+    cloned = "git clone https://github.com/org/other.git\n" + run.format(folder="other/examples/config", N4=N4)
+    write(root, {"scripts/train.sh": cloned})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+    write(root, {"scripts/train.sh": cloned.replace("other.git", "elsewhere.git")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO001"]
 
 
 PIPELINE = """\

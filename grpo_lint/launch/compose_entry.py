@@ -29,6 +29,7 @@ from grpo_lint.sources.hydra_compose import (
     search_dirs,
     yaml_loader,
 )
+from grpo_lint.sources.shell import made_here
 
 if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch, Places
@@ -54,6 +55,12 @@ def compose_entry(
             return context._replace(not_composed=f"--config-path {written_path} is not known before launch")
         if not folder.is_dir():
             rest = _RUN_DIR_PATH.match(written_path).group(1)  # type: ignore[union-attr]
+            top = rest.strip("/").partition("/")[0]
+            if top and made_here(result.script.text, top, launch.command):
+                # (`git clone https://github.com/volcengine/verl.git` before `--config-path=$(pwd)/verl/examples/...`)
+                return context._replace(
+                    not_composed=f"--config-path {written_path} is in {top}/, which the script makes or fetches first"
+                )
             result.problems.append(
                 _stops(
                     launch,

@@ -25,12 +25,11 @@ from grpo_lint.launch.commands import (
     resolve_file,
 )
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
-from grpo_lint.patterns import lazy
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
 from grpo_lint.sources.reading import real_path
-from grpo_lint.sources.shell import Command, Script, Word, parse
+from grpo_lint.sources.shell import Command, Script, Word, made_here, parse
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -126,23 +125,9 @@ def never_starts(script: Script, launch: Launch) -> Stop:
         return Stop("crlf", "the script has CRLF line endings, so its `\\` continuations continue nothing")
     if launch.missing:
         return Stop("module", f"the module {launch.missing} is not in the repository, although its package is")
-    if launch.missing_file and not _made_here(script.text, launch.missing_file.rpartition("/")[2], launch.command):
+    if launch.missing_file and not made_here(script.text, launch.missing_file.rpartition("/")[2], launch.command):
         return Stop("script", f"the script {launch.missing_file} is in no folder of the repository")
     return Stop("", "")
-
-
-# A line that writes, copies, moves, links or fetches a file (before the command that runs it).
-_MAKES = lazy(r">|<<|\b(?:cp|mv|ln|wget|curl|touch|tee|rsync|scp|git|unzip|tar|python3?\s+-c|sed\s+-i)\b")
-
-
-def _made_here(text: str, name: str, command: Command) -> bool:
-    """Whether the script itself may make a file a command of it uses: a line naming the file writes or fetches
-    (`cat > x.yaml`, `wget .../x.py`). The command's own lines do not count (`python x.py > log` writes the log)."""
-    words = command.words
-    own = range(words[0].span.line, words[-1].span.end_line + 1) if words else range(0)
-    return any(
-        name in line and _MAKES.search(line) for number, line in enumerate(text.splitlines(), 1) if number not in own
-    )
 
 
 def _run(
@@ -861,7 +846,7 @@ def _read_config(
     if isinstance(path, Outside):
         result.problems.append(_outside(config, path, places, entry.value_span))
         return {}
-    if path is None and _made_here(script.text, config.rpartition("/")[2], command):
+    if path is None and made_here(script.text, config.rpartition("/")[2], command):
         return {}  # the script makes or fetches it before the run (`cp`, `wget`, `python make.py > x.yaml`): not shown
     if path is None:
         result.problems.append(

@@ -1246,6 +1246,20 @@ class _Lexer:
                 self.exported.add(name)
 
 
+# A line that writes, copies, moves, links or fetches a file (before the command that runs it).
+_MAKES = lazy(r">|<<|\b(?:cp|mv|ln|wget|curl|touch|tee|rsync|scp|git|unzip|tar|python3?\s+-c|sed\s+-i)\b")
+
+
+def made_here(text: str, name: str, command: Command) -> bool:
+    """Whether the script itself may make a file a command of it uses: a line naming the file writes or fetches
+    (`cat > x.yaml`, `wget .../x.py`). The command's own lines do not count (`python x.py > log` writes the log)."""
+    words = command.words
+    own = range(words[0].span.line, words[-1].span.end_line + 1) if words else range(0)
+    return any(
+        name in line and _MAKES.search(line) for number, line in enumerate(text.splitlines(), 1) if number not in own
+    )
+
+
 def looks_like_override(word: str) -> bool:
     """A Hydra override of a dotted key (`trainer.nnodes=2`, `+a.b=1`): no command is named like it."""
     key, equals, _ = word.partition("=")
