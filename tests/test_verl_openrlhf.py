@@ -207,6 +207,9 @@ def test_per_gpu_mini_batch_legacy_workers_and_engine_workers():
     # 64 x 5 = 320 over 8 ranks = 40 per rank: micro 16 does not divide 40 (verl <= 0.7 asserts it).
     script = verl(actor_rollout_ref__rollout__n="5", data__train_batch_size="128")
     assert verl_codes(script, OLD_VERL) == ["GRPO110"]
+    # GPUs per node not known before launch (`$SKYPILOT_NUM_GPUS_PER_NODE`): the ranks are not verl's default 8
+    unknown = verl(actor_rollout_ref__rollout__n="5", data__train_batch_size="128", trainer__n_gpus_per_node="$GPUS")
+    assert verl_codes(unknown, OLD_VERL) == ["GRPO507"]
     assert verl_codes(script, VERL) == []  # the engine workers (0.8+) only need an exact split
     # 10 x 4 = 40 over 16 ranks is not exact: an error from 0.8, a silent floor (warning) before.
     uneven = verl(

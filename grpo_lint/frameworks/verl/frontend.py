@@ -373,7 +373,9 @@ def _world(settings: dict[str, Setting], options: Options, run: VerlRun) -> Sett
     if options.world_size is not None and not per_node.explicit and not nodes.explicit:
         return Setting(options.world_size, None, None, "--world-size")
     anchor = per_node if per_node.explicit else nodes
-    origin = f"trainer.n_gpus_per_node {per_node.value} x trainer.nnodes {nodes.value}"
-    if not per_node.explicit and not nodes.explicit:
-        origin += " (verl's defaults)"
+    # (each named as a message names a setting: "trainer.nnodes (default) 1" where the run leaves it to verl, so that
+    # a verdict resting on a default the run replaces with a value not known before launch is not given)
+    origin = (
+        f"{per_node.label('trainer.n_gpus_per_node')} {per_node.value} x {nodes.label('trainer.nnodes')} {nodes.value}"
+    )
     return Setting(run.n_gpus, anchor.key, anchor.span, origin)
