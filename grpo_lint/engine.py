@@ -125,8 +125,12 @@ def _parse_python_ahead(
         elif isinstance(text, str):
             workspace.read_ahead[candidate.display] = text  # its lint reads it from here, not from the disk again
         explicit = candidate.explicit and reason is None  # a framework's code is linted as if found
-        if text is None or isinstance(text, ReadProblem) or (not explicit and not_worth_parsing(text, relative)):
+        if text is None or isinstance(text, ReadProblem):
             continue
+        if not explicit:
+            screened = workspace.screened[candidate.display] = not_worth_parsing(text, relative)
+            if screened is not None:
+                continue
         files.append((relative, text))
     for relative, code in parallel.read_many(files, count).items():
         modules.add(relative, code)

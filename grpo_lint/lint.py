@@ -453,8 +453,10 @@ def lint_python(
     modules = workspace.modules if workspace is not None else None
     relative = modules.relative(display) if modules is not None else None
     if not explicit:
-        # the byte-level test, on the path the reader would judge as a test's: most files are never parsed
-        reason = not_worth_parsing(text, relative or display)
+        # the byte-level test, on the path the reader would judge as a test's: most files are never parsed (the
+        # verdict of the read ahead, when it made one)
+        screened = workspace.screened if workspace is not None else {}
+        reason = screened.pop(display) if display in screened else not_worth_parsing(text, relative or display)
         if reason is not None:
             return FileResult(display, "skipped", note=reason)
     from grpo_lint.checks.code import check_code

@@ -185,9 +185,18 @@ def real_path(path: Path | str) -> str:
     """`os.path.realpath(path)`, with the real path of the file's folder kept for the run (a repository's thousands of
     files share a few hundred folders, and realpath looks at every folder above a file each time); the file itself
     is followed each time it is a link."""
-    folder, name = os.path.split(absolute(path))
-    real = os.path.join(_real_folder(folder), name)
-    return os.path.realpath(real) if os.path.islink(real) else real
+    full = absolute(path)
+    found = _REAL.get(full)
+    if found is None:
+        folder, name = os.path.split(full)
+        real = os.path.join(_real_folder(folder), name)
+        found = os.path.realpath(real) if os.path.islink(real) else real
+        if _CWD is not None:  # (within a run: a file asked about twice is followed once)
+            _REAL[full] = found
+    return found
+
+
+_REAL: dict[str, str] = {}  # this run's real paths, by absolute path
 
 
 @lru_cache(maxsize=4096)
@@ -200,6 +209,7 @@ def forget_folders() -> None:
     read now and kept until `end_run`."""
     global _CWD
     _CWD = os.getcwd()
+    _REAL.clear()
     _real_folder.cache_clear()
     _real_root.cache_clear()
 
@@ -208,6 +218,7 @@ def end_run() -> None:
     """The run is over: the working directory is read again each time (a caller may change it)."""
     global _CWD
     _CWD = None
+    _REAL.clear()
 
 
 @lru_cache(maxsize=8)

@@ -45,6 +45,8 @@ class Workspace:
         self._complete = files is not None
         self.candidates = candidates
         self.read_ahead: dict[str, str] = {}  # Python files read before their lint this run, by display name
+        # Why each Python file read ahead is not parsed (None: it is), by display name: its lint asks no twice.
+        self.screened: dict[str, str | None] = {}
 
     @property
     def files(self) -> list[str]:

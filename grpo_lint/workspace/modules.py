@@ -84,6 +84,7 @@ class Modules:
         self._identifiers: frozenset[bytes] | None = None
         self._bytes: dict[str, bytes | None] = {}  # small files read so far (see bytes_of)
         self._copies: dict[str, list[str]] = {}
+        self._relative: dict[str, str | None] = {}
         self._submodules: tuple[str, ...] | None = None
         self._kept = 0
         # Hydra config trees composed for the run's launches (grpo_lint.launch.compose_entry), and their files.
@@ -205,10 +206,17 @@ class Modules:
         return code.index if code is not None else None
 
     def relative(self, path: str | Path) -> str | None:
+        """The path relative to the root (`/`-separated), None outside it; asked once per path and run."""
+        key = os.fspath(path)
+        if key in self._relative:
+            return self._relative[key]
         from grpo_lint.sources.reading import relative_to
 
-        relative = relative_to(path, self.root).replace(os.sep, "/")
-        return None if relative.startswith("..") else relative
+        relative: str | None = relative_to(path, self.root).replace(os.sep, "/")
+        if relative is not None and relative.startswith(".."):
+            relative = None
+        self._relative[key] = relative
+        return relative
 
     # --- modules ---------------------------------------------------------------------------------
 
