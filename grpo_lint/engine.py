@@ -165,7 +165,8 @@ def _one_release_per_premise(
             _, keys = groups.setdefault((target.framework, target.uncertain), (target, []))
             # the repository's own fields say nothing of the release; a GRPOConfig(...) call's keywords do
             own = frozenset() if plan.document.called else others.workspace.known_keys(target.framework)
-            keys.extend(k for k in plan.document.entries if k.lstrip("-").replace("-", "_") not in own)
+            written = [*plan.document.entries, *(plan.document.unknown_entries or ())]  # (values not known yet too)
+            keys.extend(k for k in written if k.lstrip("-").replace("-", "_") not in own)
     chosen: dict[tuple[str, str], Target] = {}
     for (framework, why), (target, keys) in groups.items():
         window = fitting(framework, target.admits, keys)

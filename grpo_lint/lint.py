@@ -131,9 +131,8 @@ def lint_document(
         nested_to_paths(document)
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     recorded_version = str(recorded.value) if recorded is not None else None
-    target = target_for(
-        framework, options, workspace, recorded_version, document.path, document.entries, document.called
-    )
+    written = [*document.entries, *(document.unknown_entries or ())]  # (a key written with a value not known yet too)
+    target = target_for(framework, options, workspace, recorded_version, document.path, written, document.called)
     if framework == "swift":
         target = _with_trl_under(target, options, workspace)
     if target.fork is not None and not target.fork.mapped:

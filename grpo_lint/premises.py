@@ -283,7 +283,8 @@ def release_ties(plan: RunPlan) -> list[Diagnostic]:
     newest, oldest = target.admits[-1], target.admits[0]
     until: list[tuple[Version, Any]] = []  # keys that exist only up to a release the newest install is past
     since: list[tuple[Version, Any]] = []  # keys that exist only from a release after the oldest install
-    for key, entry in plan.document.entries.items():
+    written = {**(plan.document.unknown_entries or {}), **plan.document.entries}  # (a value not known yet: its key)
+    for key, entry in written.items():
         spec = plan.specs.get(key)
         if spec is None:
             continue

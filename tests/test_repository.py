@@ -176,6 +176,19 @@ def test_against_a_git_commit_the_release_is_assumed_from_the_keys_the_config_wr
     assert {d["severity"] for d in report["diagnostics"]} == {"error"}
 
 
+@pytest.mark.parametrize("value", ["512", "int(sys.argv[1])"])
+def test_a_key_written_with_a_value_not_known_yet_counts_for_the_release_it_fits(
+    tmp_path, monkeypatch, uninstalled, value
+):
+    """`max_prompt_length=int(sys.argv[1])` writes the key as much as `max_prompt_length=512`: the release assumed is
+    the newest it exists in (0.27.2), and that a fresh install lacks it is GRPO013, whatever its value."""
+    call = f"GRPOConfig(output_dir='o', max_prompt_length={value}, num_generations=4, per_device_train_batch_size=4)"
+    files = {"requirements.txt": "trl\n", "train.py": f"import sys\nfrom trl import GRPOConfig\n{call}\n"}
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert codes(report) == ["GRPO013"] and status == 0
+    assert [t["version"] for t in report["summary"]["targets"]] == ["0.27.2"]
+
+
 def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
     with pytest.raises(versions.TargetError, match=r"newest TRL release grpo-lint knows is 1\.16\.0"):
         versions.parse_target("trl==9.0")
