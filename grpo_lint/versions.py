@@ -43,8 +43,8 @@ class Fork(Record):
     # verl: the config keys its trainer repeats each prompt by (`actor_rollout_ref.rollout.n` upstream;
     # `rollout.n_agent` or `agent_grpo.n` in some forks): what the groups are made of. () when not read.
     group_keys: tuple[str, ...] = ()
-    # The folder holds the package's files but not its `__init__.py`: Python imports an installed package of that
-    # name before it, so the files overlay a copy the repository does not ship (its schema is not the run's).
+    # The folder holds the package's files but not its `__init__.py`: imported under the framework's name, an installed
+    # package of that name comes first, so the files overlay a copy the repository does not ship.
     overlay: bool = False
 
     def keys(self) -> frozenset[str]:
@@ -199,7 +199,7 @@ def resolve_target(
     fork = repository.fork(framework) if repository is not None else None
     if fork is not None:
         where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
-        if fork.overlay:
+        if fork.overlay and not fork.mapped:
             where = f"the copy of {DISPLAY[framework]} that {fork.package}/ overlays"
             why = f"{where} is not in the repository (GRPO011)"
             return Target(framework, NEWEST_KNOWN[framework], where, fork, uncertain=why, unknown=True)

@@ -415,6 +415,28 @@ def test_files_of_a_framework_without_its_init_overlay_a_copy_the_repository_doe
     assert "GRPO001" in codes(report, "run.sh") and status == 1
 
 
+def test_a_copy_without_init_run_under_the_repositorys_own_package_name_is_what_runs(
+    tmp_path, monkeypatch, uninstalled
+):
+    """`python3 -m my_rm.verl.trainer.main_ppo` of `my_rm/verl/` (no `__init__.py` anywhere): no installed package is
+    named `my_rm`, so its namespace folder is what runs, with its own config tree."""
+    entry = "import hydra\nfrom verl.trainer.ppo.ray_trainer import RayPPOTrainer\n"
+    entry += '@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\n'
+    entry += "def main(config):\n    RayPPOTrainer(config)\n"
+    tree = "data:\n  train_batch_size: 8\nactor_rollout_ref:\n  rollout:\n    n: 4\n    name: vllm\n"
+    tree += "    tensor_model_parallel_size: 1\nalgorithm:\n  adv_estimator: grpo\n"
+    tree += "trainer:\n  default_local_dir: ckpt\n  nnodes: 1\n  n_gpus_per_node: 1\n"
+    files = {
+        "my_rm/verl/trainer/main_ppo.py": entry,
+        "my_rm/verl/trainer/config/ppo_trainer.yaml": tree,
+        "run.sh": "python3 -m my_rm.verl.trainer.main_ppo trainer.nnodes=1 default_local_dir=out\n",
+    }
+    status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert codes(report, "run.sh") == ["GRPO002"] and status == 1  # `default_local_dir` is `trainer.default_local_dir`
+    write(tmp_path, {"run.sh": "python3 -m my_rm.verl.trainer.main_ppo trainer.default_local_dir=out\n"})
+    assert codes(lint(tmp_path, monkeypatch, ".")[1], "run.sh") == []
+
+
 def test_a_script_run_by_its_own_shebang_needs_the_executable_bit_git_stores(tmp_path, monkeypatch, uninstalled):
     """`./run_grpo.sh` (or `exec "$(dirname "$0")/run_grpo.sh"`) of a file git stores as 100644: Permission denied."""
     launch = (

@@ -66,8 +66,6 @@ def fork_sources(forks: dict[str, Fork]) -> tuple[str, ...]:
 
 
 def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fork:
-    if f"{package}/__init__.py" not in present:  # files that overlay a copy not shipped: nothing of theirs is read
-        return Fork(framework, package, None, {}, False, (), overlay=True)
     version = _version(framework, root, package, present)
     if framework == "verl":
         schemas = _verl_schemas(root / package, package, present)
@@ -87,7 +85,11 @@ def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> F
         schemas = {"": fields}
     mapped = any(schemas.values())
     groups = _group_keys(root / package) if framework == "verl" else ()
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups)
+    # No `__init__.py`: imported under the framework's own name, an installed copy comes first and these files only
+    # overlay it (under the repository's own package name, `rubric_rm.verl`, they are what runs: its launches
+    # compose the folder's own tree). A copy with no schema of its own is then said to be an overlay (GRPO011).
+    overlay = f"{package}/__init__.py" not in present
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
