@@ -141,8 +141,9 @@ def lint_document(
         # `rlhf_type: grpo` and ms-swift's argument names: read by `swift rlhf`, whatever starts it
         document.parser = ""
     elif document.parser is None and framework == "trl" and workspace is not None and document.format != "cli":
-        # (a launch's own flags are read by the script it names: not found, its keys are not known)
-        extra_keys = extra_keys | _assumed_reader(document, workspace)
+        # (a launch's own flags are read by the script it names: not found, its keys are not known; a `GRPOConfig(...)`
+        # call's keywords are the constructor's, whatever parser the repository has)
+        extra_keys = extra_keys if document.called else extra_keys | _assumed_reader(document, workspace)
     known = options.extra_keys | extra_keys
     if target.fork is not None and framework != "verl":
         known |= target.fork.keys()

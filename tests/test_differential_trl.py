@@ -113,3 +113,28 @@ def test_grpo_lint_errors_exactly_where_trl_raises(world, kw):
         assert errors == set(), f"TRL accepts this, grpo-lint says {errors}"
     else:
         assert expected in errors, f"TRL raises {expected}, grpo-lint says {errors or 'nothing'}"
+
+
+# Every argument TrlParser reads besides GRPOConfig's and TrainingArguments': ModelConfig's, the grpo script's and the
+# dataset mixture's, with a value of their kind, and keys no argument class has.
+_NOT_CONSTRUCTOR = {"use_peft": True, "lora_r": 16, "model_name_or_path": "m", "dataset_name": "d", "env": {}}
+_CONSTRUCTOR = {"beta": 0.0, "learning_rate": 1e-6, "max_completion_length": 64, "seed": 3}
+
+
+@pytest.mark.parametrize("key", [*_NOT_CONSTRUCTOR, "max_new_tokens", *_CONSTRUCTOR])
+def test_a_grpo_config_call_takes_only_the_constructors_keywords(key, tmp_path):
+    """`GRPOConfig(use_peft=True)` in Python: the dataclass raises TypeError, whatever TrlParser would accept in a
+    YAML; grpo-lint's GRPO002 error is exactly where TRL raises."""
+    value = {**_NOT_CONSTRUCTOR, **_CONSTRUCTOR}.get(key, 128)
+    kw = {"output_dir": str(tmp_path), "report_to": "none", "bf16": False, "use_cpu": True}
+    kw |= {"num_generations": 4, "per_device_train_batch_size": 4}
+    try:
+        trl.GRPOConfig(**kw, **{key: value})
+        raised = False
+    except TypeError as exc:
+        raised = "unexpected keyword argument" in str(exc)
+    call = "from trl import GRPOConfig\n"
+    call += f"cfg = GRPOConfig(num_generations=4, per_device_train_batch_size=4, {key}={value!r})\n"
+    found = [d for d in lint(call, "--target trl==1.16.0 --world-size 1", "train.py") if d.code == "GRPO002"]
+    assert bool(found) == raised, (key, [d.message for d in found])
+    assert all(d.severity.name == "ERROR" for d in found)

@@ -100,6 +100,8 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     accelerate_keys, cli_forwards, trl_cli, trl_script = _trl_names()
     from_file = plan.document.format != "cli" or finding.entry.key_span.path is not None
     script_rejects = from_file and rejecting
+    if plan.document.called:
+        return _not_a_grpo_config_field(plan, finding, name)
     what = f"`{key}` is not an argument of {name} (GRPOConfig, TrainingArguments, ModelConfig or the grpo script)"
     if key in accelerate_keys:
         what += f" but of `accelerate launch`, which `trl grpo` passes such keys to only from {cli_forwards}"
@@ -148,6 +150,32 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
         fix=fix,
         severity=Severity.WARNING,
     )
+
+
+def _not_a_grpo_config_field(plan: RunPlan, finding: KeyFinding, name: str) -> Diagnostic:
+    """A keyword of a `GRPOConfig(...)` call that is no field of GRPOConfig or TrainingArguments: the dataclass's
+    `__init__` takes no other keyword, whatever parser the script has (TRL 0.14-1.16)."""
+    key = finding.entry.key
+    elsewhere = key in plan.specs or key in _trl_table_keys()
+    where = " (it is an argument of TrlParser's ModelConfig, the grpo script or `trl grpo`, not of the config)"
+    hint = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else "."
+    return report(
+        plan,
+        "GRPO002",
+        f"`{key}` is not a field of {name}'s GRPOConfig or TrainingArguments{where if elsewhere else ''}{hint} "
+        f"`GRPOConfig(...)` stops at once: \"TypeError: GRPOConfig.__init__() got an unexpected keyword argument "
+        f"'{key}'\".",
+        finding.entry,
+        fix=f"`{finding.suggestion}`" if finding.suggestion else f"delete `{key}` (or give it to what reads it)",
+        fixes=_typo_fix(plan, finding) if finding.suggestion else (),
+    )
+
+
+@cache
+def _trl_table_keys() -> frozenset[str]:
+    from grpo_lint.frameworks.trl.fields import trl_table
+
+    return frozenset(trl_table().specs)
 
 
 def _trl_release_facts(plan: RunPlan) -> tuple[bool, bool, str]:

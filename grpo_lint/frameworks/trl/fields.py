@@ -142,6 +142,14 @@ _EXTRA = (
 
 
 @cache
+def grpo_config_fields() -> frozenset[str]:
+    """What `GRPOConfig(...)` itself takes, in some release: its own fields (trl/trainer/grpo_config.py, from each
+    tagged release by tools/field_history.py) and TrainingArguments'. ModelConfig's (`use_peft`, `lora_r`), the grpo
+    script's (`dataset_name`, `reward_funcs`) and the launch keys are TrlParser's, never the constructor's."""
+    return frozenset(load("trl_grpo_config")) | frozenset(load("training_arguments"))
+
+
+@cache
 def trl_table() -> FieldTable:
     specs = table_from_kinds(load("training_arguments"))
     for name, (kind, default, since, removed) in load("trl_fields").items():

@@ -18,7 +18,7 @@ from grpo_lint.frameworks.schema import ValueProblem
 from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS, trl_table
 from grpo_lint.groups import Geometry, GroupRules
 from grpo_lint.options import Options
-from grpo_lint.plan import RunPlan, Setting
+from grpo_lint.plan import KeyFinding, RunPlan, Setting
 from grpo_lint.sources.document import Document
 from grpo_lint.versions import Target
 
@@ -76,6 +76,15 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         for f in classify_keys(document, table, version, forwarded, options.extra_keys)
     ]
     findings = [f._replace(status="ambiguous") if f.entry.key.lstrip("-") in ambiguous else f for f in findings]
+    if document.called and document.entry != UNSLOTH:  # `GRPOConfig(...)` takes its own and TrainingArguments' fields
+        from grpo_lint.frameworks.trl.fields import grpo_config_fields
+
+        own, found = grpo_config_fields(), {f.entry.key for f in findings}
+        findings += [
+            KeyFinding(entry, "unknown", None)
+            for key, entry in [*document.entries.items(), *document.unknown_entries.items()]
+            if key not in own and key not in found and key in table.specs and key not in options.extra_keys
+        ]
     world = _world_size(document, coerced, options, version >= CLI_FORWARDS)
     rules = rules_at(GROUP_RULES, version)
     eval_strategy = settings.get("eval_strategy", Setting("no")).value
