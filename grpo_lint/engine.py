@@ -8,6 +8,7 @@ launches (a pre-commit run names only the config) is checked through that script
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,7 @@ from grpo_lint.lint import (
     unreadable,
 )
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 from grpo_lint.results import FileResult, Report
 from grpo_lint.sources.document import Document, ReadProblem
 from grpo_lint.sources.reading import inside, present, read_file, read_head, real_path
@@ -377,6 +379,9 @@ def lint_candidate(
             task = _lint_task(text, candidate.display, candidate.explicit, options, workspace)
             if task is not None:  # a SkyPilot task: its `run:` commands are a launch script
                 return task
+        unjudged = not judged_anyway(candidate.explicit, options) and not isinstance(text, ReadProblem)
+        if unjudged and _GENERATED_REFERENCE.search(text, 0, 1024):  # type: ignore[arg-type]
+            return FileResult(candidate.display, "skipped", text=text, note=_REFERENCE_NOTE)
         if (
             not judged_anyway(candidate.explicit, options)
             and not isinstance(text, ReadProblem)
@@ -405,6 +410,12 @@ def lint_candidate(
             return FileResult(candidate.display, "skipped", note=f"not read as Python: it {text.message}")
         return finish(unreadable(candidate.display, text, options), options)
     return _lint_code(text, candidate.display, candidate.explicit, options, kind, workspace)
+
+
+# The header verl's generator writes on its flattened reference configs (`_generated_ppo_trainer.yaml`, and an
+# extension's `_generated_omni_trainer.yaml`): "... automatically generated ... only for reference and never used."
+_GENERATED_REFERENCE = lazy(r"^#[^\n]*automatically generated[\s\S]*?^#[^\n]*never used", re.M | re.I)
+_REFERENCE_NOTE = "a generated reference of a config (its header says it is never used): no run reads it"
 
 
 def _lint_task(

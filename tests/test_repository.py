@@ -456,6 +456,21 @@ def test_a_script_run_by_its_own_shebang_needs_the_executable_bit_git_stores(tmp
     assert "GRPO508" not in codes(lint(tmp_path, monkeypatch, ".")[1])
 
 
+def test_a_generated_reference_config_no_run_reads_is_not_linted(tmp_path, monkeypatch, uninstalled):
+    """verl's generator flattens a trainer config into `_generated_*.yaml` with a header that says it is only for
+    reference and never used: its values are no run's."""
+    header = (
+        "# This reference configration yaml is automatically generated via 'scripts/generate_trainer_config.sh'\n"
+        "# Do not modify this file directly.\n# The file is usually only for reference and never used.\n\n"
+    )
+    body = "algorithm:\n  adv_estimator: grpo\nactor_rollout_ref:\n  rollout:\n    n: 1\n"
+    files = {"requirements.txt": "verl==0.7.0\n", "cfg/_generated_trainer.yaml": header + body}
+    _status, report = lint(write(tmp_path, files), monkeypatch, ".")
+    assert codes(report) == [] and "never used" in notes(report)["cfg/_generated_trainer.yaml"]
+    write(tmp_path, {"cfg/_generated_trainer.yaml": body})  # the same values in a file that may be run
+    assert codes(lint(tmp_path, monkeypatch, ".")[1]) == ["GRPO101"]
+
+
 # Arguments the repository defines --------------------------------------------------------------
 
 

@@ -163,7 +163,7 @@ def _not_a_grpo_config_field(plan: RunPlan, finding: KeyFinding, name: str) -> D
         plan,
         "GRPO002",
         f"`{key}` is not a field of {name}'s GRPOConfig or TrainingArguments{where if elsewhere else ''}{hint} "
-        f"`GRPOConfig(...)` stops at once: \"TypeError: GRPOConfig.__init__() got an unexpected keyword argument "
+        f'`GRPOConfig(...)` stops at once: "TypeError: GRPOConfig.__init__() got an unexpected keyword argument '
         f"'{key}'\".",
         finding.entry,
         fix=f"`{finding.suggestion}`" if finding.suggestion else f"delete `{key}` (or give it to what reads it)",
