@@ -1052,6 +1052,29 @@ algorithm:
 """
 
 
+def test_a_group_option_of_the_repositorys_own_folder_shadows_the_packages_of_the_same_name(tmp_path, monkeypatch):
+    """`pkg://verl.trainer.config` gives `ppo_trainer`, whose `data@data: legacy_data` Hydra looks up along the whole
+    search path, the primary folder first: a `data/legacy_data.yaml` of the repository's own folder is the run's
+    `data` (an extension's extra keys), not verl's file of that name."""
+    job = 'python -m verl.trainer.main_ppo --config-path="$PWD/configs" --config-name=grpo data.custom_cls.extra=x\n'
+    root = write(tmp_path, {"configs/grpo.yaml": RECIPE_ON_VERL, "scripts/train.sh": job})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert codes(report, "train.sh") == ["GRPO002"]  # verl's data config has no `custom_cls.extra`
+    write(root, {"configs/data/legacy_data.yaml": "custom_cls:\n  extra: null\ntrain_batch_size: 64\n"})
+    _, report = lint(root, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert codes(report, "train.sh") == []
+    # the same through the repository's own entry point, whose tree takes ppo_trainer from the package
+    main = MAIN.replace('config_name="ppo_trainer"', 'config_name="grpo"')
+    entry = "python3 -m my_rl.trainer.main_ppo data.custom_cls.extra=x\n"
+    own = write(tmp_path / "own", {"my_rl/trainer/main_ppo.py": main, "my_rl/trainer/config/grpo.yaml": RECIPE_ON_VERL})
+    write(own, {"scripts/train.sh": entry, "my_rl/__init__.py": "", "my_rl/trainer/__init__.py": ""})
+    _, report = lint(own, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO002" in codes(report, "train.sh")
+    write(own, {"my_rl/trainer/config/data/legacy_data.yaml": "custom_cls:\n  extra: null\ntrain_batch_size: 64\n"})
+    _, report = lint(own, monkeypatch, "--target", "verl==0.7.1", ".")
+    assert "GRPO002" not in codes(report, "train.sh")
+
+
 def test_a_cluster_batch_file_is_a_launch_script_and_a_config_path_below_pwd_is_the_repositorys(tmp_path, monkeypatch):
     """A Slurm/PBS batch file (`.job`, `.pbs`) is linted as a launch script, through `timeout` in front of the
     command; `--config-path="$PWD/configs"` names the repository's folder, so the recipe's own values (a mini

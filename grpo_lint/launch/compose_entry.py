@@ -233,13 +233,14 @@ def _upstream(target: Target) -> Fallback | None:
     a copy of verl: its own folder is then the one the search path names)."""
     if target.fork is not None:
         return None
-    from grpo_lint.frameworks.verl.fields import verl_table
+    from grpo_lint.frameworks.verl.fields import reference_selects, verl_table
 
-    configs = {}
+    configs, selects = {}, {}
     for name, flavour in (("ppo_trainer", "fsdp"), ("ppo_megatron_trainer", "megatron")):
         specs = verl_table(flavour).at(target.version)
         configs[name] = {path: spec.default_at(target.version) for path, spec in specs.items()}
-    return Fallback(configs)
+        selects[name] = reference_selects(flavour, target.version)
+    return Fallback(configs, selects)
 
 
 def _overrides(overrides: Overrides) -> list[Override]:

@@ -515,6 +515,10 @@ def _verl_document(
                 base = {k: v for k, v in base.items() if not k.startswith(("defaults", "hydra."))}
                 result.sources[str(found)] = parsed.text
                 flavour = "megatron" if "ppo_megatron_trainer" in str(parsed.values.get("defaults")) else "fsdp"
+                if (
+                    target_for is not None
+                ):  # (its own `data/legacy_data.yaml` is the run's `data`: Hydra finds it first)
+                    base = {**_shadowing(found.parent, flavour, target_for("verl"), result), **base}
                 document.entries.update(base)
                 context = context._replace(file_keys=frozenset(base), file_path=str(found), flavour=flavour)
     document.entries.update(overrides.entries)
@@ -530,6 +534,27 @@ def _verl_document(
     result.problems.extend(_failed_asserts(launch, overrides, document.hydra))
     result.problems.extend(_unread_keys(overrides, places, document.hydra, target_for))
     return document, overrides.unresolved
+
+
+def _shadowing(folder: Path, flavour: str, target: Target, result: ScriptRuns) -> dict[str, Entry]:
+    """The entries of the group options verl's trainer config selects (`data@data: legacy_data`) that the run's own
+    config folder holds under the same name: Hydra looks each up along the search path, that folder first."""
+    from grpo_lint.frameworks.verl.fields import reference_selects
+    from grpo_lint.sources import yaml_reader
+    from grpo_lint.sources.hydra_overrides import flatten_entries
+
+    entries: dict[str, Entry] = {}
+    for group, package, option in reference_selects(flavour, target.version) if target.fork is None else ():
+        path = folder / group / f"{option}.yaml"
+        if not path.is_file():
+            continue
+        parsed = yaml_reader.read(path, str(path))
+        if isinstance(parsed, Document):
+            result.sources[str(path)] = parsed.text
+            for key, entry in flatten_entries(parsed.entries).items():
+                if not key.startswith(("defaults", "hydra.")):
+                    entries[f"{package}.{key}"] = stamp(entry, str(path))
+    return entries
 
 
 # Sections whose keys are handed on whole to another program (`engine_kwargs.vllm.*`, `ray_init.*`,

@@ -51,9 +51,12 @@ class Unresolved(Exception):
 
 
 class Fallback(Record):
-    """An installed package's config folder, stood for by its flat key table: config name -> {path: value}."""
+    """An installed package's config folder, stood for by its flat key table: config name -> {path: value}; and,
+    per config, the group options its defaults list selects, (group, package, option), that a folder earlier on the
+    search path may shadow (Hydra resolves each through the whole path, the primary folder first)."""
 
     configs: Mapping[str, Mapping[str, Any]]
+    selects: Mapping[str, tuple[tuple[str, str, str], ...]] = {}
 
 
 class Override(Record):
@@ -135,11 +138,12 @@ class _Repo:
             return self._cache[config_path]
         name = config_path if config_path.endswith((".yaml", ".yml")) else config_path + ".yaml"
         found: tuple[Any, str | None] | None = None
-        for place in self.search:
+        for index, place in enumerate(self.search):
             if isinstance(place, Fallback):
                 table = place.configs.get(config_path.removesuffix(".yaml"))
                 if table is not None:
-                    found = (_nest(table), None)
+                    selects = place.selects.get(config_path.removesuffix(".yaml"), ())
+                    found = (self._shadowed(_nest(table), selects, self.search[:index]), None)
                     break
                 continue
             file = place / name
@@ -152,6 +156,24 @@ class _Repo:
                 break
         self._cache[config_path] = found
         return found
+
+    def _shadowed(self, tree: dict[str, Any], selects: tuple[tuple[str, str, str], ...], before: list) -> dict:
+        """The package's config with each group option it selects that a folder earlier on the path holds too
+        (`data/legacy_data.yaml` of an extension's own config folder) laid over its part: that file's keys are the
+        run's. (The package's own keys of the option are kept: its file is not read, so no key is called unknown
+        for being absent from the shadowing file.)"""
+        for group, package, option in selects:
+            for place in before:
+                if isinstance(place, Fallback) or not (place / group / f"{option}.yaml").is_file():
+                    continue
+                if self.files_loaded >= _MAX_FILES:
+                    raise Unresolved(f"the config tree loads more than {_MAX_FILES} files")
+                content = self.load_file(place / group / f"{option}.yaml")
+                self.files_loaded += 1
+                if isinstance(content, dict):
+                    _overlay(_node(tree, package), {k: v for k, v in content.items() if k != "defaults"})
+                break
+        return tree
 
     def group_exists(self, group: str) -> bool:
         group = posixpath.normpath(group).lstrip("/")
@@ -188,6 +210,15 @@ def _header(path: Path) -> str | None:
     except OSError:
         return None
     return None
+
+
+def _overlay(base: dict[str, Any], top: Mapping[str, Any]) -> None:
+    """`top`'s keys laid over `base`, mapping into mapping."""
+    for key, value in top.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _overlay(base[key], value)
+        else:
+            base[key] = value
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:

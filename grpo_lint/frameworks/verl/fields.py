@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
 
+from packaging.version import Version
+
 from grpo_lint.data import load
 from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned
 from grpo_lint.patterns import lazy
@@ -95,6 +97,35 @@ _OPTIONAL_COUNTS = (
     "actor_rollout_ref.ref.log_prob_micro_batch_size", "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
     "data.gen_batch_size", "data.seed",
 )  # fmt: skip
+
+
+# The group options the reference trainer configs select in their `defaults` lists (`data@data: legacy_data`), by
+# release, read from ppo_trainer.yaml / ppo_megatron_trainer.yaml of the tags 0.5.0-0.7.0 and the 0.7.1, 0.8.0 and
+# 0.9.1 wheels (0.4.x has no defaults list): (group, package, option for fsdp, option for megatron, since, until).
+# `${model_engine}_actor` (0.7.1+) is `dp_actor` for fsdp and `megatron_actor` for megatron.
+_SELECTS: tuple[tuple[str, str, str, str, str, str | None], ...] = (
+    ("actor", "actor_rollout_ref.actor", "dp_actor", "megatron_actor", "0.5.0", None),
+    ("data", "data", "legacy_data", "legacy_data", "0.5.0", None),
+    ("ref", "actor_rollout_ref.ref", "dp_ref", "megatron_ref", "0.5.0", None),
+    ("rollout", "actor_rollout_ref.rollout", "rollout", "rollout", "0.5.0", None),
+    ("critic", "critic", "dp_critic", "megatron_critic", "0.5.0", None),
+    ("reward_model", "reward_model", "dp_reward_model", "megatron_reward_model", "0.5.0", "0.7.0"),
+    ("reward_model", "reward_model", "dp_reward_loop", "megatron_reward_loop", "0.7.0", "0.7.1"),
+    ("model", "actor_rollout_ref.model", "hf_model", "hf_model", "0.6.0", None),
+    ("algorithm", "algorithm.rollout_correction", "rollout_correction", "rollout_correction", "0.6.1", None),
+    ("reward", "reward", "reward", "reward", "0.7.1", None),
+    ("model", "critic.model", "hf_model", "hf_model", "0.8.0", None),
+    ("distillation", "distillation", "distillation", "distillation", "0.8.0", None),
+)  # fmt: skip
+
+
+def reference_selects(flavour: str, version: Version) -> tuple[tuple[str, str, str], ...]:
+    """(group, package, option) of each group option the release's reference trainer config selects."""
+    return tuple(
+        (group, package, fsdp if flavour == "fsdp" else megatron)
+        for group, package, fsdp, megatron, since, until in _SELECTS
+        if Version(since) <= version and (until is None or version < Version(until))
+    )
 
 
 @cache
