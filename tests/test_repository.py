@@ -189,6 +189,42 @@ def test_a_key_written_with_a_value_not_known_yet_counts_for_the_release_it_fits
     assert [t["version"] for t in report["summary"]["targets"]] == ["0.27.2"]
 
 
+UV_LOCK = """\
+version = 1
+requires-python = ">=3.9"
+
+[[package]]
+name = "trl"
+version = "0.24.0"
+source = {{ registry = "https://pypi.org/simple" }}
+resolution-markers = [
+    "python_full_version < '3.10'",
+]
+
+[[package]]
+name = "trl"
+version = "1.2.0"
+source = {{ registry = "https://pypi.org/simple" }}
+resolution-markers = [
+    "{newer}",
+]
+"""
+
+
+@pytest.mark.parametrize(
+    ("newer", "locked"),
+    [
+        ("python_full_version == '3.10.*'", ["1.2.0"]),
+        ("python_full_version >= '3.10' and python_full_version < '3.12'", ["0.24.0", "1.2.0"]),
+    ],
+)
+def test_a_lock_that_resolves_a_framework_per_python_range_locks_it_for_the_newer_pythons(tmp_path, newer, locked):
+    """uv locks TRL 0.24.0 for Python < 3.10 and 1.2.0 for the Pythons after: a run today uses the latter. When every
+    entry is bounded above, nothing tells them apart, and both stand."""
+    statements = find_pins(write(tmp_path, {"uv.lock": UV_LOCK.format(newer=newer)}), ["uv.lock"])
+    assert sorted(str(pin.version) for pin in statements.pins) == locked
+
+
 def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
     with pytest.raises(versions.TargetError, match=r"newest TRL release grpo-lint knows is 1\.16\.0"):
         versions.parse_target("trl==9.0")

@@ -762,12 +762,31 @@ _SUBMODULE = "\x00submodule:"
 
 
 def _lock(text: str) -> Lines:
-    """`uv.lock` / `poetry.lock`: the version each package was locked to."""
-    return [
-        (text.count("\n", 0, match.start()) + 1, f"{match.group(1)}=={match.group(2)}", DEPENDENCY)
-        for match in _LOCK_ENTRY.finditer(text)
-        if _framework(match.group(1)) is not None
-    ]
+    """`uv.lock` / `poetry.lock`: the version each package was locked to. A uv lock that resolves a package once per
+    range of Python versions (`resolution-markers = ["python_full_version < '3.10'"]` for one entry, the newer Pythons
+    for another) locks it for the newest Pythons in the entry not bounded to older ones: the others are the
+    resolution for an interpreter a GRPO run no longer uses (TRL 0.25 and later need Python 3.10)."""
+    found: dict[str, list[tuple[int, str, bool]]] = {}
+    for match in _LOCK_ENTRY.finditer(text):
+        if _framework(match.group(1)) is None:
+            continue
+        line = text.count("\n", 0, match.start()) + 1
+        markers = _LOCK_MARKERS.match(text, match.end())
+        old_only = markers is not None and all(
+            _OLD_PYTHON.search(marker) for marker in markers.group(1).split(",") if marker.strip()
+        )
+        found.setdefault(match.group(1), []).append((line, f"{match.group(1)}=={match.group(2)}", old_only))
+    lines: Lines = []
+    for entries in found.values():
+        newer = [entry for entry in entries if not entry[2]]
+        lines.extend((line, statement, DEPENDENCY) for line, statement, _ in (newer or entries))
+    return sorted(lines)
+
+
+# An entry's `resolution-markers = [...]` right after its name, version and source lines, and a marker that bounds
+# the Python version from above (`python_full_version < '3.10'`, with or without a platform condition).
+_LOCK_MARKERS = lazy(r"(?:\n(?!\[)[^\n]*){0,3}?\nresolution-markers\s*=\s*\[([^\]]*)\]")
+_OLD_PYTHON = lazy(r"python_(?:full_)?version\s*<=?\s*'")
 
 
 def _args_json(text: str) -> Lines:
