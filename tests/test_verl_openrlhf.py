@@ -370,6 +370,12 @@ def test_rollout_batch_relations():
 def test_colocation_mismatches():
     assert orl_codes(openrlhf({"--vllm.num_engines": "8"})) == ["GRPO409"]
     assert orl_codes(openrlhf({"--ref.num_gpus_per_node": "4"})) == ["GRPO409"]
+    # the actor's GPUs not known before launch: OpenRLHF's default 8 is not the run's, and no mismatch is said
+    one_engine = {"--vllm.num_engines": "1", "--vllm.tensor_parallel_size": "1"}
+    unknown = openrlhf(one_engine, drop=("--actor.num_gpus_per_node",))
+    assert orl_codes(unknown) == ["GRPO409"]  # the default 8 GPUs, not written: a default the run keeps
+    written = unknown.replace("--actor.num_nodes 1", "--actor.num_nodes 1 --actor.num_gpus_per_node $GPUS")
+    assert "GRPO409" not in orl_codes(written)
 
 
 def test_openrlhf_sampling_flags():

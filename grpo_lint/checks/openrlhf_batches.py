@@ -36,8 +36,11 @@ def _at(plan: RunPlan, *names: str) -> Setting | Span:
 
 
 def _flag(plan: RunPlan, name: str) -> str:
+    """The flag as the run writes it, or OpenRLHF's spelling marked as its default (`--actor_num_nodes (default)`),
+    as other messages name a default: a verdict naming a default the run replaces with a value not known before
+    launch is then not given (grpo_lint.premises)."""
     setting = plan.get(name)
-    return setting.key if setting.key else openrlhf_flag(plan, name)
+    return setting.key if setting.key else f"{openrlhf_flag(plan, name)} (default)"
 
 
 # 0.9.8-0.10.x set max_len only inside `if vllm_num_engines > 0:` and pass it to PPOTrainer unconditionally.
