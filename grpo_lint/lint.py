@@ -493,12 +493,35 @@ def lint_python(
         plans.extend(linted.plans)
     found = check_code(code._replace(path=display), modules, relative or "")
     diagnostics.extend(d for d in found if selected(d.code, options))
+    for launch in [] if framework_source else code.launches:
+        started = _started(launch, text, display, options, workspace)
+        diagnostics.extend(started.diagnostics)
+        plans.extend(started.plans)
     if not plans and not diagnostics and not (code.samples and code.trains and not framework_source):
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
     return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
 
 
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
+
+
+def _started(launch: Any, text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:
+    """A command line the program starts (`subprocess.run([sys.executable, "-m", "verl.trainer.main_ppo", ...])`),
+    linted as a launch script whose words stand where the list's elements do."""
+    from pathlib import Path
+
+    from grpo_lint.launch.runs import read_script
+    from grpo_lint.sources.python_launches import script_text
+
+    script = script_text(launch, text.count("\n") + 1)
+    root = workspace.root if workspace is not None else Path.cwd()
+    modules = workspace.modules if workspace is not None else None
+    runs = read_script(
+        script, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
+    )
+    result = lint_script(runs, options, workspace)
+    result.diagnostics = [d._replace(fixes=()) for d in result.diagnostics]  # (edits of the script, not the file)
+    return result
 
 
 def lint_notebook(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:

@@ -349,3 +349,47 @@ def test_a_grpo_config_class_of_the_repositorys_own_is_not_trls():
     assert found("from trl import GRPOConfig\nGRPOConfig(num_generations=1)\n") == [("GRPO101", 2)]
     assert found("import trl\ntrl.GRPOConfig(num_generations=1)\n") == [("GRPO101", 2)]
     assert found("GRPOConfig(num_generations=1)\n") == [("GRPO101", 1)]
+
+
+LAUNCHER = """\
+import subprocess
+import sys
+
+N_GPUS = int(sys.argv[1])
+cmd = [
+    sys.executable, "-m", "verl.trainer.main_ppo",
+    "algorithm.adv_estimator=grpo",
+    "{key}=42",
+    f"trainer.n_gpus_per_node={{N_GPUS}}",
+]
+{more}subprocess.run(cmd, check=True)
+"""
+
+
+def launched(text: str) -> list[tuple[str, int, int]]:
+    result = lint_text(text, "launch.py", options_from("--target verl==0.7.1"), kind="python")
+    return [
+        (d.code, d.span.line, d.span.column) for d in result.diagnostics if d.code in ("GRPO002", "GRPO507", "GRPO111")
+    ]
+
+
+def test_a_command_line_the_program_starts_is_a_launch_read_at_its_elements():
+    """`subprocess.run([sys.executable, "-m", "verl.trainer.main_ppo", ...])`: each element is a word of the launch, at
+    its own line and column (inside the string's quotes); an f-string's key is checked, its `{...}` not known."""
+    found = launched(LAUNCHER.format(key="trainer.seed", more=""))
+    assert ("GRPO002", 8, 6) in found  # `trainer.seed` is no key of verl's config: Hydra stops
+    assert ("GRPO507", 9, 31) in found  # `{N_GPUS}` is known only at launch
+    assert "GRPO002" not in [code for code, _, _ in launched(LAUNCHER.format(key="trainer.total_epochs", more=""))]
+    # a list the code adds to may carry more words: what is written is still checked, no key is called unset
+    more = launched(LAUNCHER.format(key="trainer.seed", more='cmd.append("data.train_batch_size=8")\n'))
+    assert ("GRPO002", 8, 6) in more and "GRPO111" not in [code for code, _, _ in more]
+    assert "GRPO111" in [code for code, _, _ in found]
+    # a command string a shell reads
+    system = 'import os\nos.system("python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo trainer.seed=1")\n'
+    assert ("GRPO002", 2, 74) in launched(system)
+    # a list that is only printed starts nothing; a string without a shell is a program's name
+    assert (
+        launched(LAUNCHER.format(key="trainer.seed", more="").replace("subprocess.run(cmd, check=True)", "print(cmd)"))
+        == []
+    )
+    assert launched('import subprocess\nsubprocess.run("python3 -m verl.trainer.main_ppo trainer.seed=1")\n') == []

@@ -47,6 +47,7 @@ from grpo_lint.sources.python_index import (
     literal,
 )
 from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
+from grpo_lint.sources.python_launches import LaunchCall, process_call, words_of
 from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, may_load, opened, overridden, view
 from grpo_lint.sources.python_needles import (
     DISTRIBUTED_MODULES,
@@ -251,6 +252,9 @@ class PythonFile(Record):
     set_epoch: bool = False  # calls `sampler.set_epoch(...)`
     flag_defaults: dict[str, Any] = {}  # noqa: RUF012 - argparse dest -> default (NOT_LITERAL when not a literal)
     parsed_names: frozenset[str] = frozenset()  # names bound to `parser.parse_args()` (`args`)
+    # Programs the code starts from a list of words or a command string (`subprocess.run([sys.executable, "-m",
+    # "verl.trainer.main_ppo", ...])`): grpo_lint.sources.python_launches.
+    launches: tuple[LaunchCall, ...] = ()
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -348,7 +352,8 @@ def _deep_enough() -> Iterator[None]:
 
 class _Scope:
     __slots__ = (
-        "class_name", "files", "generates", "id", "kwargs", "loads", "main", "name", "params", "rank_vars", "trains",
+        "changed", "class_name", "files", "generates", "id", "kwargs", "lists", "loads", "main", "name", "params",
+        "rank_vars", "trains",
     )  # fmt: skip
 
     def __init__(self, scope: int, name: str, class_name: str, params: tuple[str, ...], main: bool) -> None:
@@ -363,6 +368,8 @@ class _Scope:
         self.files: dict[str, tuple[str, str]] = {}  # `with open(args.config) as f`: f -> where its path comes from
         self.loads: dict[str, Loaded] = {}  # `cfg = yaml.safe_load(f)`, `tcfg = cfg["training"]`
         self.kwargs: dict[str, Items] = {}  # `kw = dict(num_generations=8)`: the items of a dict the code collects
+        self.lists: dict[str, ast.expr] = {}  # `cmd = [sys.executable, "-m", ...]`: a command line the code builds
+        self.changed: set[str] = set()  # lists the code adds to (`cmd.append(...)`, `cmd += [...]`)
 
 
 class _Class:
@@ -430,6 +437,8 @@ class _Visitor(ast.NodeVisitor):
         self.called: set[str] = set()
         self.loading = False  # some scope has bound a loaded config file (grpo_lint.sources.python_loads)
         self.feeds_config = "GRPOConfig" in text  # only then are loaded files and collected dicts followed
+        self.launching = "subprocess" in text or "os.system" in text  # only then are command lines followed
+        self.launches: list[LaunchCall] = []
         # Constants a GRPOConfig call may read (only followed where one is written): (scope, name) -> the literal
         # an assignment in that scope (the module's top level or a function's body) binds it to; how often each
         # scope binds each name, and the names bound otherwise (parameters, `global`, `except ... as`, definitions).
@@ -504,6 +513,7 @@ class _Visitor(ast.NodeVisitor):
             self.set_epoch,
             self.flag_defaults,
             frozenset(self.parsed_names),
+            tuple(self.launches),
         )
 
     def _with_constants(self, call: ConfigCall) -> ConfigCall:
@@ -817,6 +827,14 @@ class _Visitor(ast.NodeVisitor):
         if self.feeds_config:  # what a GRPOConfig call may take its values from (a file without one: nothing)
             self._tracked(node, value)
             self._constant(node.targets, value)
+        if self.launching and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            name = node.targets[0].id
+            lists = self.scope.lists
+            if isinstance(value, ast.List | ast.Tuple):
+                lists[name] = value
+                self.scope.changed.discard(name)
+            elif name in lists:
+                del lists[name]
 
     def _constant(self, targets: list[ast.expr], value: ast.expr | None) -> None:
         """`G = 8` at the module's top level or in a function's body (not a class's): a constant, if nothing else
@@ -915,6 +933,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if isinstance(node.target, ast.Name) and node.target.id in self.scope.kwargs:
             self.scope.kwargs[node.target.id] = None  # `kw |= other`
+        if self.launching and isinstance(node.target, ast.Name):
+            self.scope.changed.add(node.target.id)  # `cmd += ["--x", "1"]`
         self.visit(node.value)
         if self._rank(node.value):
             self._assign(node.target, node.value, True)
@@ -972,6 +992,10 @@ class _Visitor(ast.NodeVisitor):
         if self.feeds_config and (kwargs := self.scopes[-1].kwargs):
             for changed in changed_by_call(node, kwargs):
                 kwargs[changed] = None
+        if self.launching and process_call(name, last, self.imports):
+            self._launch(node, last)
+        elif self.launching and last in ("append", "extend", "insert") and isinstance(func, ast.Attribute):
+            self._changed(func.value)
         if last == "GRPOConfig":
             self.configs.append(self._config(node, name))
         elif last in PARSERS and node.args:
@@ -1027,6 +1051,34 @@ class _Visitor(ast.NodeVisitor):
         if last in _TRAINING_CALLS or last.endswith("Trainer"):
             self.trains = True
             self.scope.trains = True
+
+    def _changed(self, receiver: ast.expr) -> None:
+        if isinstance(receiver, ast.Name):
+            self.scope.changed.add(receiver.id)  # `cmd.append("--x")`
+
+    def _launch(self, node: ast.Call, last: str) -> None:
+        """`subprocess.run(cmd)` of a list built in reach (`cmd = [...]`), or of a list or command string written in
+        the call (a string only where a shell reads it: `os.system`, `shell=True`)."""
+        if not node.args:
+            return
+        command = node.args[0]
+        more = False
+        if isinstance(command, ast.Name):
+            for scope in reversed(self.scopes):
+                if command.id in scope.lists:
+                    more = command.id in scope.changed
+                    command = scope.lists[command.id]
+                    break
+            else:
+                return
+        shell = last == "system" or any(
+            k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords
+        )
+        if not isinstance(command, ast.List | ast.Tuple) and not shell:
+            return
+        found = words_of(command, self.lines)
+        if found is not None:
+            self.launches.append(found._replace(more=found.more or more))
 
     def _global_seed(self, node: ast.Call, name: str, last: str) -> bool:
         """A seed of the global streams: the call goes through a module (`torch.cuda.manual_seed_all`) or

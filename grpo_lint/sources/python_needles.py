@@ -35,9 +35,15 @@ def is_test_path(path: str) -> bool:
     return name.startswith("test_") or name.endswith("_test.py") or "/tests/" in normal
 
 
+# A program a Python file may start with a GRPO run's command line (grpo_lint.sources.python_launches).
+_LAUNCHED = ("main_ppo", "train_ppo_ray", "trl.scripts", "swift", "trl grpo", "accelerate")
+
+
 def not_worth_parsing(text: str, path: str) -> str | None:
     """Why no rule could report on this Python file (it is then not parsed), or None to parse it."""
     if "GRPO" in text:
+        return None
+    if ("subprocess" in text or "os.system" in text) and any(word in text for word in _LAUNCHED):
         return None
     if is_test_path(path):
         return "not parsed: a test file that names nothing GRPO (tests are read for GRPOConfig calls only)"
