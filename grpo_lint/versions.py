@@ -227,6 +227,11 @@ def resolve_target(
             target = _assumed(framework, releases(framework), keys, pin.provenance, why, own)
             # one release, not known: no statement of every release
             return target._replace(note=note, stated="", git=True)
+        if pin.version is not None and pin.version < FIRST_GRPO[framework] and pin.exact:
+            # (`verl==0.3.0.post1` in a Modal image: a release before any grpo-lint knows, so no release's facts)
+            first = FIRST_GRPO[framework]
+            why = f"{pin.provenance} is older than any {DISPLAY[framework]} release grpo-lint knows ({first})"
+            return Target(framework, first, pin.provenance, uncertain=why, unknown=True, note=note)
         if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
             target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)._replace(
                 git=pin.git

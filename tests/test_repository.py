@@ -225,6 +225,37 @@ def test_a_lock_that_resolves_a_framework_per_python_range_locks_it_for_the_newe
     assert sorted(str(pin.version) for pin in statements.pins) == locked
 
 
+MODAL_VERL = """\
+import subprocess
+import sys
+
+import modal
+
+image = modal.Image.debian_slim().pip_install(
+    "vllm==0.7.2",
+    "verl=={release}",
+)
+
+
+@modal.App("grpo").function(image=image, gpu="H100")
+def train():
+    cmd = [sys.executable, "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=grpo", "trainer.seed=1"]
+    subprocess.run(cmd, check=True)
+"""
+
+
+@pytest.mark.parametrize(("release", "found"), [("0.7.0", {"GRPO002", "GRPO111"}), ("0.3.0.post1", {"GRPO002"})])
+def test_the_release_a_modal_image_installs_is_the_files_own(tmp_path, monkeypatch, uninstalled, release, found):
+    """`modal.Image...pip_install("verl==0.7.0")` is the environment the file's functions run in; a release older
+    than any grpo-lint knows (0.3.0.post1) leaves only what no release accepts (`trainer.seed`)."""
+    files = {"requirements.txt": "verl==0.9.1\n", "modal_train.py": MODAL_VERL.format(release=release)}
+    _, report = lint(write(tmp_path, files), monkeypatch, ".")
+    errors = {d["code"] for d in report["diagnostics"] if d["severity"] == "error"}
+    assert found <= errors and (release == "0.7.0" or errors == found)
+    (target,) = [t for t in report["summary"]["targets"] if t["framework"] == "verl"]
+    assert target["release_known"] == (release == "0.7.0") and release in target["source"]
+
+
 def test_target_newer_than_known_is_a_usage_error_and_between_releases_maps_below():
     with pytest.raises(versions.TargetError, match=r"newest TRL release grpo-lint knows is 1\.16\.0"):
         versions.parse_target("trl==9.0")

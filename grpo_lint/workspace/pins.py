@@ -590,10 +590,16 @@ _SCRIPT_BLOCK = lazy(r"^# /// script\s*$\n((?:^#(?: .*)?$\n)+?)^# ///\s*$", re.M
 _IPYTHON_INSTALL = lazy(r"^\s*#\s*(?:[!%]|get_ipython\(\)\.(?:system|run_line_magic|run_cell_magic)\()")
 
 
+# A container image a Python file declares with Modal (`modal.Image.debian_slim().pip_install("trl==0.19.1")`, also
+# `uv_pip_install`): the packages its functions run with. Each string argument is a requirement.
+_IMAGE_INSTALL = lazy(r"\.(?:uv_)?pip_install\(([^()]*)\)")
+_STRING = lazy(r"\"([^\"\n]+)\"|'([^'\n]+)'")
+
+
 def _python_script(text: str) -> Lines:
     """A Python file's own statements, for that file alone: its PEP 723 header (`# /// script` with
-    `dependencies = [...]`, what `uv run` and marimo install) and the install cells of the notebook it
-    was converted from, kept as comments."""
+    `dependencies = [...]`, what `uv run` and marimo install), the packages of a Modal image it builds
+    (`.pip_install(...)`), and the install cells of the notebook it was converted from, kept as comments."""
     lines: Lines = []
     block = _SCRIPT_BLOCK.search(text)
     if block is not None:
@@ -607,6 +613,11 @@ def _python_script(text: str) -> Lines:
             if isinstance(item, str):
                 number = next((start + i for i, w in enumerate(written) if item in w), start)
                 lines.append((number, item, DEPENDENCY))
+    if "pip_install(" in text:  # a Modal image the file builds its run in: `.pip_install("verl==0.3.0.post1", ...)`
+        for call in _IMAGE_INSTALL.finditer(text):
+            for item in _STRING.finditer(call.group(1)):
+                number = text.count("\n", 0, call.start(1) + item.start()) + 1
+                lines.append((number, item.group(1) or item.group(2), INSTALL))
     if "install" in text:
         for number, line in enumerate(text.splitlines(), 1):
             if "install" in line and _IPYTHON_INSTALL.match(line):
