@@ -39,6 +39,9 @@ RELEASE_INDEPENDENT = frozenset(
 # Rules whose verdict holds in every release of one framework: verl's FSDP workers assert that the rollout's
 # parallel size divides the actor-rollout GPUs in every release (fsdp_workers.py `_build_rollout`, 0.2 to 0.9).
 RELEASE_INDEPENDENT_IN = frozenset({("GRPO402", "verl")})
+# Rules with a warning written for a release not known (a copy older than any known release): what every known
+# release does and what an older copy may do instead, both named (GRPO109: a mini batch larger than the step).
+FOR_ANY_RELEASE = frozenset({"GRPO109"})
 # Rules that judge keys against the key set (and defaults) of the parser that reads the file: an unknown
 # key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
 # left unset. They need that key set to be shown; a framework copy inside the repository shows its own.
@@ -197,7 +200,12 @@ def decide(
                 continue
         elif (code, plan.framework) in RELEASE_INDEPENDENT_IN:
             pass
-        elif code not in RELEASE_INDEPENDENT and target.unknown and not (copy_shows_keys and code in SHOWN_BY_COPY):
+        elif (
+            code not in RELEASE_INDEPENDENT
+            and target.unknown
+            and not (copy_shows_keys and code in SHOWN_BY_COPY)
+            and not (code in FOR_ANY_RELEASE and diagnostic.severity is Severity.WARNING)
+        ):
             skipped[code] = f"the verdict depends on the release, and {target.uncertain}"
             continue
         elif code not in RELEASE_INDEPENDENT and target.uncertain and diagnostic.severity is Severity.ERROR:

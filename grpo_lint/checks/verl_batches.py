@@ -180,6 +180,25 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
                 severity=Severity.WARNING,
             )
         return
+    written = plan.get(f"{ACTOR}.ppo_mini_batch_size").key and plan.get("data.train_batch_size").key
+    if run.train_batch_size < run.mini and plan.target.unknown and written:  # (an unknown copy's defaults: unknown)
+        # A copy older than any release known (verl 0.1 forks): 0.4.0-0.9.1 all stop on it, an older copy may not check
+        # it at all (0.1's workers split the step into one mini batch and divide the loss by the mini batch's steps).
+        yield report(
+            plan,
+            "GRPO109",
+            f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}: both count prompts, and a step cannot "
+            "hold an optimizer mini batch bigger than itself. Every verl release grpo-lint knows (0.4.0-0.9.1) stops "
+            "at start-up on it; a copy older than them may not check it, and then a step's data makes one mini batch: "
+            "one optimizer update per step, with the loss scaled for the mini batch the setting asks for.",
+            _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
+            fix=fix,
+            fixes=fixes,
+            severity=Severity.WARNING,
+        )
+        return
+    if plan.target.unknown:
+        return  # (a default of a copy whose release is not known, or no mini batch above the step: not judged)
     if run.train_batch_size < run.mini:
         quote = (
             f'"train_batch_size ({run.train_batch_size}) must be >= actor.ppo_mini_batch_size ({run.mini})"'
