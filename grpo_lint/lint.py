@@ -471,11 +471,12 @@ def lint_python(
         return FileResult(display, "skipped", note="not valid Python")
     diagnostics: list[Diagnostic] = []
     plans = []
+    unchecked: list[str] = []
     for call in [] if framework_source else code.configs:
         if not _trls(call.callee, code.index):
             continue  # the repository's own class of that name (`from src.model import GRPOConfig`): not TRL's
         document = Document(display, text, "python", call.entries)
-        document.called = call.callee.rpartition(".")[2] == "GRPOConfig"
+        document.called = True  # (a `GRPOConfig(...)` call, under its own name or an alias: `TRLGRPOConfig(...)`)
         document.unknown = frozenset(call.unknown)
         if call.spread:  # `GRPOConfig(**kwargs, ...)`: any value the call does not write may come from kwargs
             from grpo_lint.frameworks.base import CANONICAL
@@ -491,15 +492,39 @@ def lint_python(
             d._replace(path=display) for d in linted.diagnostics if not (code.other_trainer and d.code == "GRPO006")
         )
         plans.extend(linted.plans)
+        for key, span in call.repeated if selected("GRPO001", options) else ():
+            diagnostics.append(
+                Diagnostic(
+                    "GRPO001",
+                    Severity.ERROR,
+                    f"`{key}` is given twice in this {call.callee}(...) call: Python refuses the module before any of "
+                    f'it runs: "SyntaxError: keyword argument repeated: {key}" (its parser accepts the file; its '
+                    "compiler does not), so the training script never starts.",
+                    display,
+                    span,
+                    key=key,
+                    fix=f"keep one `{key}=`",
+                )
+            )
+        where = f"line {call.span.line}: "
+        unchecked.extend(where + reason for reason in linted.unchecked)
+        if call.unknown:  # (`num_generations=cfg.group_size`: the code computes it, and no verdict rests on it)
+            shown = ", ".join(call.unknown[:6]) + (
+                f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""
+            )
+            unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
     found = check_code(code._replace(path=display), modules, relative or "")
     diagnostics.extend(d for d in found if selected(d.code, options))
     for launch in [] if framework_source else code.launches:
         started = _started(launch, text, display, options, workspace)
         diagnostics.extend(started.diagnostics)
         plans.extend(started.plans)
+        unchecked.extend(started.unchecked)
     if not plans and not diagnostics and not (code.samples and code.trains and not framework_source):
         return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
-    return finish(FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python"), options)
+    result = FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python")
+    result.unchecked = unchecked
+    return finish(result, options)
 
 
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"

@@ -393,3 +393,29 @@ def test_a_command_line_the_program_starts_is_a_launch_read_at_its_elements():
         == []
     )
     assert launched('import subprocess\nsubprocess.run("python3 -m verl.trainer.main_ppo trainer.seed=1")\n') == []
+
+
+def test_a_keyword_written_twice_in_a_grpo_config_call_stops_the_module():
+    """Python's parser accepts `GRPOConfig(logging_steps=1, ..., logging_steps=5)`; its compiler refuses the module."""
+    twice = (
+        "from trl import GRPOConfig\ncfg = GRPOConfig(\n    logging_steps=1,\n    beta=0.0,\n    logging_steps=5,\n)\n"
+    )
+    assert found(twice) == [("GRPO001", 5)]
+    assert found(twice.replace("    logging_steps=5,\n", "    save_steps=5,\n")) == []
+
+
+def test_values_the_code_computes_are_listed_as_not_checked():
+    text = "from trl import GRPOConfig\ncfg = GRPOConfig(num_generations=cfg.group, beta=0.0)\n"
+    result = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 1"), kind="python")
+    assert result.diagnostics == []
+    assert any("num_generations are computed by the code" in line for line in result.unchecked)
+    literal = lint_text(text.replace("cfg.group", "4"), "t.py", options_from("--target trl==1.16.0"), kind="python")
+    assert not any("computed by the code" in line for line in literal.unchecked)
+
+
+def test_a_grpo_config_imported_under_another_name_is_trls():
+    aliased = "from trl import GRPOConfig as TRLGRPOConfig\ncfg = TRLGRPOConfig(num_generations=1)\n"
+    assert found(aliased) == [("GRPO101", 2)]
+    assert found(aliased.replace("num_generations=1", "num_generations=4")) == []
+    own = "from mylib import Config as TRLGRPOConfig\ncfg = TRLGRPOConfig(num_generations=1)\n"
+    assert found(own) == []

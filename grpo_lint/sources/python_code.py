@@ -156,6 +156,9 @@ class ConfigCall(Record):
     # name. One bound once, to a literal (`G = 8` at the module's top level or in that function), gives that
     # literal (PythonFile.configs).
     names: dict[str, tuple[int, str]] | None = None
+    # A keyword written twice (`logging_steps=...` on two lines): Python's compiler refuses the module ("keyword
+    # argument repeated"), though its parser accepts it. (keyword, the span of its second writing.)
+    repeated: tuple[tuple[str, Span], ...] = ()
 
 
 class Seed(Record):
@@ -996,7 +999,9 @@ class _Visitor(ast.NodeVisitor):
             self._launch(node, last)
         elif self.launching and last in ("append", "extend", "insert") and isinstance(func, ast.Attribute):
             self._changed(func.value)
-        if last == "GRPOConfig":
+        if last == "GRPOConfig" or (
+            last in self.imports and self.imports[last].name == "GRPOConfig" and type(func) is ast.Name
+        ):  # (`from trl import GRPOConfig as TRLGRPOConfig`)
             self.configs.append(self._config(node, name))
         elif last in PARSERS and node.args:
             first = node.args[0]
@@ -1221,9 +1226,19 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(written, ast.List | ast.Tuple):
                 entry.item_spans = [_span(item, self.lines) for item in written.elts]
             entries[name] = entry
+        seen: set[str] = set()
+        repeated = []
+        for keyword in node.keywords:
+            if keyword.arg is not None and keyword.arg in seen:
+                span = _span(keyword, self.lines)
+                repeated.append(
+                    (keyword.arg, span._replace(end_line=span.line, end_column=span.column + len(keyword.arg)))
+                )
+            elif keyword.arg is not None:
+                seen.add(keyword.arg)
         return ConfigCall(
             _span(node, self.lines), entries, tuple(unknown), callee, unknown, attributes, spread, loaded or None,
-            bare or None,
+            bare or None, tuple(repeated),
         )  # fmt: skip
 
     def _sampler(self, node: ast.Call, name: str) -> SamplerCall:
