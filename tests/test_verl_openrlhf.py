@@ -210,6 +210,14 @@ def test_per_gpu_mini_batch_legacy_workers_and_engine_workers():
     # GPUs per node not known before launch (`$SKYPILOT_NUM_GPUS_PER_NODE`): the ranks are not verl's default 8
     unknown = verl(actor_rollout_ref__rollout__n="5", data__train_batch_size="128", trainer__n_gpus_per_node="$GPUS")
     assert verl_codes(unknown, OLD_VERL) == ["GRPO507"]
+    # the group size not known before launch (a bash array's element): verl's default n=1 is not the run's
+    group = verl(
+        actor_rollout_ref__rollout__n="$N",
+        data__train_batch_size="128",
+        actor_rollout_ref__actor__ppo_mini_batch_size="4",
+    )
+    assert verl_codes(group, OLD_VERL) == ["GRPO507"]
+    assert verl_codes(group.replace("$N", "1"), OLD_VERL) == ["GRPO101", "GRPO110"]  # 4 x 1 over 8 ranks
     assert verl_codes(script, VERL) == []  # the engine workers (0.8+) only need an exact split
     # 10 x 4 = 40 over 16 ranks is not exact: an error from 0.8, a silent floor (warning) before.
     uneven = verl(

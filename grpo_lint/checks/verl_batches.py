@@ -260,7 +260,8 @@ def mini_batch_per_gpu(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     suggestion = nearest_multiple(step, run.mini) if step else None
     suggestion = suggestion if suggestion is not None and suggestion <= 4 * run.mini else None
     fix_even = assignment(plan, f"{ACTOR}.ppo_mini_batch_size", suggestion) if suggestion else None
-    text = f"{mini} {run.mini} x rollout.n {run.n} = {total} responses per optimizer step over {dp_words}"
+    group = _name(plan, f"{ROLLOUT}.n")  # ("... (default)" where the run leaves it to verl: premises.decide)
+    text = f"{mini} {run.mini} x {group} {run.n} = {total} responses per optimizer step over {dp_words}"
     if not run.legacy_workers:
         if total % dp:
             yield report(
