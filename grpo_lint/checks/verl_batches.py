@@ -17,7 +17,7 @@ from packaging.version import Version
 from grpo_lint.checks import report, rule
 from grpo_lint.checks.fixes import set_setting
 from grpo_lint.checks.messages import assignment, fw, shown, written_at
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
 from grpo_lint.frameworks.base import as_int
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.groups import divisor_near, largest_divisor, nearest_multiple
@@ -168,33 +168,27 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
         # verl checks the mini batch only without dynamic batching (0.4-0.5 RayPPOTrainer, 0.6-0.9.1
         # ActorConfig.validate both under `if not use_dynamic_bsz`); the split then yields one mini batch.
         if run.train_batch_size < run.mini:
-            yield report(
+            yield _one_update_per_step(
                 plan,
-                "GRPO109",
                 f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}. With use_dynamic_bsz {fw(plan)} does "
                 "not check it, and a step's data splits into one mini batch: one optimizer update per step instead "
                 "of the several the setting suggests, without a word.",
-                _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
-                fix=fix,
-                fixes=fixes,
-                severity=Severity.WARNING,
+                fix,
+                fixes,
             )
         return
     written = plan.get(f"{ACTOR}.ppo_mini_batch_size").key and plan.get("data.train_batch_size").key
     if run.train_batch_size < run.mini and plan.target.unknown and written:  # (an unknown copy's defaults: unknown)
         # A copy older than any release known (verl 0.1 forks): 0.4.0-0.9.1 all stop on it, an older copy may not check
         # it at all (0.1's workers split the step into one mini batch and divide the loss by the mini batch's steps).
-        yield report(
+        yield _one_update_per_step(
             plan,
-            "GRPO109",
             f"{mini} {run.mini} is larger than {tbs} {run.train_batch_size}: both count prompts, and a step cannot "
             "hold an optimizer mini batch bigger than itself. Every verl release grpo-lint knows (0.4.0-0.9.1) stops "
             "at start-up on it; a copy older than them may not check it, and then a step's data makes one mini batch: "
             "one optimizer update per step, with the loss scaled for the mini batch the setting asks for.",
-            _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size"),
-            fix=fix,
-            fixes=fixes,
-            severity=Severity.WARNING,
+            fix,
+            fixes,
         )
         return
     if plan.target.unknown:
@@ -227,6 +221,12 @@ def mini_batch_exceeds_train_batch(plan: RunPlan, options: Options) -> Iterator[
             fixes=fixes,
             severity=Severity.WARNING,
         )
+
+
+def _one_update_per_step(plan: RunPlan, message: str, fix: str | None, fixes: tuple[Fix, ...]) -> Diagnostic:
+    """GRPO109 where verl does not stop on a mini batch above the step: a warning that the step makes one update."""
+    where = _at(plan, f"{ACTOR}.ppo_mini_batch_size", "data.train_batch_size")
+    return report(plan, "GRPO109", message, where, fix=fix, fixes=fixes, severity=Severity.WARNING)
 
 
 @rule(
