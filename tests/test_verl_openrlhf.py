@@ -7,10 +7,11 @@ import json
 import pytest
 
 from grpo_lint.diagnostics import Severity
+from grpo_lint.engine import lint_text
 from grpo_lint.sources.hydra_overrides import parse_value
 from grpo_lint.versions import TargetError, parse_target
 
-from .conftest import ROOT, lint, run_cli
+from .conftest import ROOT, lint, options_from, run_cli
 
 VERL = "--target verl==0.9.1"
 OLD_VERL = "--target verl==0.7.0"
@@ -750,3 +751,16 @@ def test_a_verl_file_no_launch_reads_names_no_default_of_its_reader(tmp_path):
         report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
         (error,) = [d for d in report["diagnostics"] if d["severity"] == "error"]
         assert error["code"] == "GRPO109" and "ppo_mini_batch_size (default) 256" in error["message"], config
+
+
+def test_a_base_config_not_known_before_launch_is_said_not_checked():
+    """`--config-path="$CONFIG_PATH"` (set by a script the launch sources): its keys are not known, no key is called
+    unknown, and --verbose says why instead of passing the launch in silence."""
+    script = 'python3 -m verl.trainer.main_ppo --config-path="$CONFIG_PATH" --config-name=mine trainer.typo_key=1\n'
+    result = lint_text(script, "launch.sh", options_from(VERL), kind="shell")
+    assert "GRPO002" not in [d.code for d in result.diagnostics]
+    assert any("--config-path $CONFIG_PATH is not known before launch" in line for line in result.unchecked)
+    plain = lint_text(
+        script.replace(' --config-path="$CONFIG_PATH" --config-name=mine', ""), "l.sh", options_from(VERL)
+    )
+    assert "GRPO002" in [d.code for d in plain.diagnostics] and not any("config-path" in u for u in plain.unchecked)

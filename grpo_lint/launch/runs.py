@@ -501,7 +501,12 @@ def _verl_document(
         if found is None:
             # The base config is not in the repository or not known before launch: its values, not verl's
             # defaults, are what the run starts from, so no verdict rests on a default.
-            context = context._replace(opaque=True, defaults_unknown=True)
+            why = (
+                f"--config-path {overrides.config_path} is not known before launch"
+                if not folder
+                else f"the base config {named} is not in the repository"
+            )
+            context = context._replace(opaque=True, defaults_unknown=True, not_composed=context.not_composed or why)
         elif isinstance(found, Outside):
             flag = next((w for w in launch.args if w.text.startswith(("--config-path", "--config-name"))), None)
             span = flag.span if flag is not None else (launch.args[0].span if launch.args else Span.point(1, 1))
