@@ -21,9 +21,8 @@ from grpo_lint.lint import (
     lint_config,
     lint_document,
     lint_python,
-    lint_script,
+    lint_shell,
     selected,
-    target_for,
     unreadable,
 )
 from grpo_lint.options import Options
@@ -375,13 +374,13 @@ def lint_candidate(
         return finish(unreadable(candidate.display, ReadProblem("no such file or directory"), options), options)
     if kind == "config":
         text = yaml_reader.read_decoded(candidate.path)
-        if not isinstance(text, ReadProblem) and len(text) <= _WORDS_FIRST and may_be_task(text):
-            task = _lint_task(text, candidate.display, candidate.explicit, options, workspace)
-            if task is not None:  # a SkyPilot task: its `run:` commands are a launch script
-                return task
-        unjudged = not judged_anyway(candidate.explicit, options) and not isinstance(text, ReadProblem)
-        if unjudged and _GENERATED_REFERENCE.search(text, 0, 1024):  # type: ignore[arg-type]
-            return FileResult(candidate.display, "skipped", text=text, note=_REFERENCE_NOTE)
+        if not isinstance(text, ReadProblem):
+            if len(text) <= _WORDS_FIRST and may_be_task(text):
+                task = _lint_task(text, candidate.display, options, workspace)
+                if task is not None:  # a SkyPilot task: its `run:` commands are a launch script
+                    return task
+            if not judged_anyway(candidate.explicit, options) and _GENERATED_REFERENCE.search(text, 0, 1024):
+                return FileResult(candidate.display, "skipped", text=text, note=_REFERENCE_NOTE)
         if (
             not judged_anyway(candidate.explicit, options)
             and not isinstance(text, ReadProblem)
@@ -418,9 +417,7 @@ _GENERATED_REFERENCE = lazy(r"^#[^\n]*automatically generated[\s\S]*?^#[^\n]*nev
 _REFERENCE_NOTE = "a generated reference of a config (its header says it is never used): no run reads it"
 
 
-def _lint_task(
-    text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None
-) -> FileResult | None:
+def _lint_task(text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult | None:
     """A SkyPilot task's `setup`/`run` commands linted as the launch script they are, each diagnostic at its place
     in the YAML file; None when the file is no task or its commands start no GRPO run."""
     from grpo_lint.sources import yaml_reader
@@ -430,7 +427,7 @@ def _lint_task(
     task = task_script(parsed) if isinstance(parsed, Document) else None
     if task is None:
         return None
-    result = _lint_code(task.text, display, explicit, options, "shell", workspace)
+    result = lint_shell(task.text, display, options, workspace)
     if result.status != "linted":
         return None
 
@@ -458,14 +455,7 @@ def _lint_code(
         from grpo_lint.lint import lint_notebook
 
         return lint_notebook(text, display, explicit, options, workspace)
-    from grpo_lint.launch.runs import read_script
-
-    root = workspace.root if workspace is not None else Path.cwd()
-    modules = workspace.modules if workspace is not None else None
-    runs = read_script(
-        text, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
-    )
-    return lint_script(runs, options, workspace)
+    return lint_shell(text, display, options, workspace)
 
 
 def _with_accelerate_world(candidates: list[Candidate], kinds: list[str], options: Options) -> Options:

@@ -536,20 +536,25 @@ _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 def _started(launch: Any, text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:
     """A command line the program starts (`subprocess.run([sys.executable, "-m", "verl.trainer.main_ppo", ...])`),
     linted as a launch script whose words stand where the list's elements do."""
+    from grpo_lint.sources.python_launches import script_text
+
+    result = lint_shell(script_text(launch, text.count("\n") + 1), display, options, workspace)
+    result.diagnostics = [d._replace(fixes=()) for d in result.diagnostics]  # (edits of the script, not the file)
+    return result
+
+
+def lint_shell(text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:
+    """A launch script's text (a file's, or one a YAML task or a Python program holds) linted as `display`."""
     from pathlib import Path
 
     from grpo_lint.launch.runs import read_script
-    from grpo_lint.sources.python_launches import script_text
 
-    script = script_text(launch, text.count("\n") + 1)
     root = workspace.root if workspace is not None else Path.cwd()
     modules = workspace.modules if workspace is not None else None
     runs = read_script(
-        script, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
+        text, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
     )
-    result = lint_script(runs, options, workspace)
-    result.diagnostics = [d._replace(fixes=()) for d in result.diagnostics]  # (edits of the script, not the file)
-    return result
+    return lint_script(runs, options, workspace)
 
 
 def lint_notebook(text: str, display: str, explicit: bool, options: Options, workspace: Workspace | None) -> FileResult:

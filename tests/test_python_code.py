@@ -419,3 +419,11 @@ def test_a_grpo_config_imported_under_another_name_is_trls():
     assert found(aliased.replace("num_generations=1", "num_generations=4")) == []
     own = "from mylib import Config as TRLGRPOConfig\ncfg = TRLGRPOConfig(num_generations=1)\n"
     assert found(own) == []
+
+
+def test_a_key_of_another_trl_parser_class_says_where_it_belongs():
+    """`GRPOConfig(use_peft=True)`: ModelConfig takes it, the constructor raises; the fix names the reader."""
+    text = "from trl import GRPOConfig\ncfg = GRPOConfig(num_generations=4, use_peft=True)\n"
+    (error,) = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 1"), kind="python").diagnostics
+    assert (error.code, error.severity.name, error.span.line) == ("GRPO002", "ERROR", 2)
+    assert "unexpected keyword argument 'use_peft'" in error.message and "peft_config=" in error.fix

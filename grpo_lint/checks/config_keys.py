@@ -155,10 +155,18 @@ def _trl_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
 def _not_a_grpo_config_field(plan: RunPlan, finding: KeyFinding, name: str) -> Diagnostic:
     """A keyword of a `GRPOConfig(...)` call that is no field of GRPOConfig or TrainingArguments: the dataclass's
     `__init__` takes no other keyword, whatever parser the script has (TRL 0.14-1.16)."""
+    from grpo_lint.frameworks.trl.fields import trl_table
+
     key = finding.entry.key
-    elsewhere = key in plan.specs or key in _trl_table_keys()
+    elsewhere = key in trl_table().specs  # (one of TrlParser's other classes: ModelConfig, the grpo script's)
     where = " (it is an argument of TrlParser's ModelConfig, the grpo script or `trl grpo`, not of the config)"
     hint = f"; did you mean `{finding.suggestion}`?" if finding.suggestion else "."
+    if finding.suggestion:
+        fix = f"`{finding.suggestion}`"
+    elif elsewhere:
+        fix = f"delete `{key}` here and give it to what reads it: {_reader_of(key)}"
+    else:
+        fix = f"delete `{key}`"
     return report(
         plan,
         "GRPO002",
@@ -166,16 +174,30 @@ def _not_a_grpo_config_field(plan: RunPlan, finding: KeyFinding, name: str) -> D
         f'`GRPOConfig(...)` stops at once: "TypeError: GRPOConfig.__init__() got an unexpected keyword argument '
         f"'{key}'\".",
         finding.entry,
-        fix=f"`{finding.suggestion}`" if finding.suggestion else f"delete `{key}` (or give it to what reads it)",
+        fix=fix,
         fixes=_typo_fix(plan, finding) if finding.suggestion else (),
     )
 
 
-@cache
-def _trl_table_keys() -> frozenset[str]:
-    from grpo_lint.frameworks.trl.fields import trl_table
+def _reader_of(key: str) -> str:
+    """Where a script that builds GRPOConfig itself passes one of TrlParser's other arguments."""
+    if key == "use_peft" or key.startswith(("lora_", "use_rslora", "use_dora")):
+        return "a `peft.LoraConfig(...)` given as `GRPOTrainer(peft_config=...)`"
+    if key.startswith(("dataset_", "datasets")) or key in ("streaming", "test_split_size"):
+        return "the dataset the script loads and gives as `GRPOTrainer(train_dataset=...)`"
+    if key in ("reward_funcs", "reward_model_name_or_path"):
+        return "`GRPOTrainer(reward_funcs=...)`"
+    if key.startswith(("model_", "load_in_", "bnb_4bit_", "use_bnb_")) or key in (
+        "dtype",
+        "torch_dtype",
+        "attn_implementation",
+    ):
+        return "the model the script loads (`from_pretrained(...)`) and gives as `GRPOTrainer(model=...)`"
+    from grpo_lint.frameworks.trl.fields import ACCELERATE_KEYS
 
-    return frozenset(trl_table().specs)
+    if key in ACCELERATE_KEYS:
+        return "the launcher (`accelerate launch --num_processes N ...`)"
+    return "the script's own code (TrlParser hands it to the grpo script, not to GRPOConfig)"
 
 
 def _trl_release_facts(plan: RunPlan) -> tuple[bool, bool, str]:

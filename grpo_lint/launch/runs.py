@@ -353,7 +353,8 @@ def _permission_denied(word: Word, found: Path, root: Path, stored: str) -> Diag
         "",
         word.span,
         key=word.text,
-        fix=f"`chmod +x {shown}` and `git update-index --chmod=+x {shown}`, or write `bash ` before the path",
+        fix=f"`chmod +x {shown}` and `git update-index --chmod=+x {shown}` (the mode a clone gets), or start it with "
+        "`bash` (`bash <the same path> ...`), which needs no executable bit",
     )
 
 

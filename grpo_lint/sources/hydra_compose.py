@@ -171,7 +171,7 @@ class _Repo:
                 content = self.load_file(place / group / f"{option}.yaml")
                 self.files_loaded += 1
                 if isinstance(content, dict):
-                    _overlay(_node(tree, package), {k: v for k, v in content.items() if k != "defaults"})
+                    _merge(tree, package, {k: v for k, v in content.items() if k != "defaults"})
                 break
         return tree
 
@@ -210,15 +210,6 @@ def _header(path: Path) -> str | None:
     except OSError:
         return None
     return None
-
-
-def _overlay(base: dict[str, Any], top: Mapping[str, Any]) -> None:
-    """`top`'s keys laid over `base`, mapping into mapping."""
-    for key, value in top.items():
-        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
-            _overlay(base[key], value)
-        else:
-            base[key] = value
 
 
 def _nest(flat: Mapping[str, Any]) -> dict[str, Any]:

@@ -1081,7 +1081,7 @@ class _Visitor(ast.NodeVisitor):
         )
         if not isinstance(command, ast.List | ast.Tuple) and not shell:
             return
-        found = words_of(command, self.lines)
+        found = words_of(command)
         if found is not None:
             self.launches.append(found._replace(more=found.more or more))
 

@@ -41,11 +41,12 @@ class Word(Record):
 
 
 class LaunchCall(Record):
-    """One program start: its words in order; `more` when the list may hold words not shown."""
+    """One program start: its words in order; `more` when the list may hold words not shown; `shell` for a command
+    string (its one word is bash's text, read as written)."""
 
     words: tuple[Word, ...]
     more: bool = False
-    line: int = 0
+    shell: bool = False
 
 
 def process_call(name: str, last: str, imported: dict[str, object]) -> bool:
@@ -60,7 +61,7 @@ def process_call(name: str, last: str, imported: dict[str, object]) -> bool:
     return getattr(source, "module", None) == "subprocess"
 
 
-def words_of(value: ast.expr, lines: list[str]) -> LaunchCall | None:
+def words_of(value: ast.expr) -> LaunchCall | None:
     """The words of a list or a command string, or None when the value is neither."""
     if isinstance(value, ast.List | ast.Tuple):
         words: list[Word] = []
@@ -75,9 +76,9 @@ def words_of(value: ast.expr, lines: list[str]) -> LaunchCall | None:
             prefix = 1 if isinstance(element, ast.JoinedStr) else 0  # (the `f`)
             inside = isinstance(element, ast.Constant | ast.JoinedStr) and text[:1] not in ("'", '"')
             words.append(Word(text, element.lineno, element.col_offset + 1 + prefix + inside))
-        return LaunchCall(tuple(words), more, value.lineno) if words else None
+        return LaunchCall(tuple(words), more) if words else None
     if isinstance(value, ast.Constant) and isinstance(value.value, str) and "\n" not in value.value:
-        return LaunchCall((Word(value.value, value.lineno, value.col_offset + 2),), False, value.lineno)
+        return LaunchCall((Word(value.value, value.lineno, value.col_offset + 2),), shell=True)
     if isinstance(value, ast.JoinedStr) and value.lineno == getattr(value, "end_lineno", value.lineno):
         text = "".join(
             part.value
@@ -85,7 +86,7 @@ def words_of(value: ast.expr, lines: list[str]) -> LaunchCall | None:
             else unknown(part.value if isinstance(part, ast.FormattedValue) else part)
             for part in value.values
         )
-        return LaunchCall((Word(text, value.lineno, value.col_offset + 3),), False, value.lineno)
+        return LaunchCall((Word(text, value.lineno, value.col_offset + 3),), shell=True)
     return None
 
 
@@ -96,19 +97,22 @@ def _element(element: ast.expr) -> str:
         return "python" if element.value.id == "sys" else '"' + unknown(element) + '"'
     if isinstance(element, ast.JoinedStr):
         literal = [p.value for p in element.values if isinstance(p, ast.Constant) and isinstance(p.value, str)]
-        plain = all(_plain(text) for text in literal if text)
+        plain = all(_plain(text) for text in literal if text)  # (then bash reads it unquoted, as written)
         parts = []
         for part in element.values:
             if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                escaped = part.value.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
-                parts.append(part.value if plain else escaped)
+                parts.append(part.value if plain else _in_double_quotes(part.value))
             else:
                 parts.append(unknown(part.value if isinstance(part, ast.FormattedValue) else part))
         return "".join(parts) if plain else '"' + "".join(parts) + '"'
-    number = isinstance(element, ast.Constant) and type(element.value) in (int, float)
-    if number:
-        return str(element.value)  # type: ignore[attr-defined]
+    if isinstance(element, ast.Constant) and type(element.value) in (int, float):
+        return str(element.value)
     return '"' + unknown(element) + '"'
+
+
+def _in_double_quotes(text: str) -> str:
+    """Literal text inside bash's double quotes: what bash would expand there escaped."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$").replace("`", "\\`")
 
 
 def _plain(text: str) -> bool:
@@ -130,7 +134,7 @@ def script_text(call: LaunchCall, line_count: int) -> str:
     if call.more:
         last = words[-1]
         words.append(Word('"${MORE_WORDS}"', last.line, last.column + len(last.text) + 1))
-    if len(words) == 1 and not call.more and words[0].text and words[0].text[0] not in "'\"":
+    if call.shell:
         single = words[0]  # a command string: bash reads it as written
         lines[single.line - 1] = " " * (single.column - 1) + single.text
         return "\n".join(lines) + "\n"
