@@ -948,6 +948,8 @@ def test_a_found_json_of_results_is_judged_from_its_decoded_data_and_a_json_conf
     import json
 
     trace = {"run": "grpo_seed42", "steps": [{"step": i, "num_generations": 8, "loss": 0.1} for i in range(3000)]}
+    # more values than the parse composes (it would refuse it as unreadable, its words naming GRPO)
+    history = {"run": "grpo_seed42", "log": [{"step": i, "num_generations": 8} for i in range(50_000)]}
     deep: object = "grpo"
     for _ in range(120):
         deep = [deep]
@@ -955,15 +957,21 @@ def test_a_found_json_of_results_is_judged_from_its_decoded_data_and_a_json_conf
         "requirements.txt": "trl==0.19.1\n",
         "results/trace.json": json.dumps(trace, indent=2),
         "results/name.json": json.dumps("grpo_seed42"),
+        "results/history.json": json.dumps(history, separators=(",", ":")),
         "configs/grpo.json": json.dumps({"num_generations": 1, "per_device_train_batch_size": 4}),
+        "configs/many.json": json.dumps(
+            {"num_generations": 4, "per_device_train_batch_size": 4, "rows": list(range(250_000))}
+        ),
         "configs/deep.json": json.dumps({"num_generations": deep}),
     })  # fmt: skip
     parsed = recorded_parses(monkeypatch)
     _, report = lint(tmp_path, monkeypatch)
     assert notes(report)["results/trace.json"] == "no GRPO key"
     assert notes(report)["results/name.json"] == "not a mapping"
+    assert notes(report)["results/history.json"] == "no GRPO key, and more than 200,000 values"
     assert not [p for p in parsed if "results/" in p]  # decoded, never parsed with positions
     assert "GRPO101" in codes(report, "configs/grpo.json")  # a group of one
+    assert codes(report, "configs/many.json") == ["GRPO001"]  # GRPO keys and too many values: the parse refuses it
     assert codes(report, "configs/deep.json") == ["GRPO001"]  # too deep: the parse's own report (unreadable)
     lint(tmp_path, monkeypatch, "results/trace.json")  # named on the command line: parsed and judged as named
     assert "results/trace.json" in [p.removeprefix("./") for p in parsed]

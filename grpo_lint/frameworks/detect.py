@@ -144,7 +144,8 @@ def found_json_skip(text: str) -> str | None:
     """Why a JSON file a walk found is no GRPO config, judged from json's decoder rather than the positioned
     parse (a hundred times slower on a repository's megabytes of results and traces): what `lint_config` would
     conclude for it, or None where only the positioned parse can tell (not JSON to json's decoder, nesting
-    the parse refuses, a W&B record, an accelerate config, a framework found)."""
+    the parse refuses, a W&B record, an accelerate config, a framework found). A file of more values than the
+    parse composes is judged by its top-level keys too, where the parse would refuse it as unreadable."""
     import json
 
     from grpo_lint.sources.document import WANDB_MARKERS
@@ -154,7 +155,10 @@ def found_json_skip(text: str) -> str | None:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    if value is None or (isinstance(value, dict | list) and _refused(value)) or DEEP_LINE.search(text):
+    refused = _refused(value) if isinstance(value, dict | list) else None
+    # A dataset or a trace of more values than the parse composes (seconds for a few MB, then refused) is judged
+    # by its top-level keys as a smaller file is: data whose words name GRPO (logged settings) is no config.
+    if value is None or refused == "too deep" or DEEP_LINE.search(text):
         return None
     if not isinstance(value, dict):
         return "not a mapping"
@@ -166,15 +170,18 @@ def found_json_skip(text: str) -> str | None:
         # strings to it, 100000.0 and inf to json): the positioned parse tells it as the file spells it.
         return None
     detection = detect(Document("", text, "json", entries))
-    return detection.reason if detection.framework is None else None
+    if detection.framework is not None:
+        return None
+    return detection.reason if refused is None else f"{detection.reason}, and more than {MAX_YAML_NODES:,} values"
 
 
 _NOWHERE = Span.point(1, 1)
 
 
-def _refused(value: object) -> bool:
-    """Whether the parse's guards would refuse this decoded JSON: lists and objects nested more than MAX_NESTING
-    levels, or more than MAX_YAML_NODES values in all (a key and its value are two)."""
+def _refused(value: object) -> str | None:
+    """Why the parse's guards would refuse this decoded JSON, if they would: lists and objects nested more than
+    MAX_NESTING levels ("too deep"), or more than MAX_YAML_NODES values in all, a key and its value being two
+    ("too many values")."""
     level = [value]
     nodes = 1
     for _ in range(MAX_NESTING):
@@ -184,11 +191,11 @@ def _refused(value: object) -> bool:
             nodes += 2 * len(items) if isinstance(container, dict) else len(items)
             below.extend(item for item in items if isinstance(item, dict | list))
         if nodes > MAX_YAML_NODES:
-            return True
+            return "too many values"
         if not below:
-            return False
+            return None
         level = below
-    return True
+    return "too deep"
 
 
 def detect(document: Document) -> Detection:
