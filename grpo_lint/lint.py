@@ -19,7 +19,7 @@ from grpo_lint.options import Options
 from grpo_lint.patterns import lazy
 from grpo_lint.premises import ASSUMED_READER, RELEASE_INDEPENDENT
 from grpo_lint.results import FileResult
-from grpo_lint.sources.document import Document, ReadProblem
+from grpo_lint.sources.document import Document, Entry, ReadProblem
 from grpo_lint.versions import Target, resolve_target
 
 if TYPE_CHECKING:
@@ -129,6 +129,7 @@ def lint_document(
         from grpo_lint.frameworks.verl.frontend import nested_to_paths
 
         nested_to_paths(document)
+    loaded = _interpolated_when_loaded(document, framework)
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     recorded_version = str(recorded.value) if recorded is not None else None
     written = [*document.entries, *(document.unknown_entries or ())]  # (a key written with a value not known yet too)
@@ -177,6 +178,13 @@ def lint_document(
     elif framework == "verl" and hydra is not None and hydra.not_composed and hydra.schema is None:
         # (verl's own main_ppo of a copy, its tree not followed: `--config-path="$CONFIG_PATH"` not known before launch)
         unchecked.append(f"the keys of the config tree the run composes: {hydra.not_composed}")
+    if loaded:
+        shown = ", ".join(f"`{key}`" for key in loaded[:6]) + (
+            f" and {len(loaded) - 6} more" if len(loaded) > 6 else ""
+        )
+        unchecked.append(
+            f"the values of {shown}: OmegaConf interpolations (`${{...}}`), computed when the config is loaded"
+        )
     if selected("GRPO013", options):
         from grpo_lint.premises import release_ties
 
@@ -184,6 +192,31 @@ def lint_document(
     result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
     result.unchecked = unchecked
     return result
+
+
+# A Hydra config's own marks: the package header, or a key only Hydra's composition and instantiation read.
+_HYDRA_HEADER = lazy(r"^#\s*@package\b", re.M)
+_HYDRA_KEYS = ("_target_", "defaults")
+
+
+def _interpolated_when_loaded(document: Document, framework: str) -> list[str]:
+    """The keys of a YAML or JSON config written as OmegaConf interpolations (`max_completion_length:
+    ${eval:"${model.max_seq_length} - 512"}`) where a loader of the repository's own reads the file: no launch
+    shows TRL's or OpenRLHF's parser reading it (a walk found it), or the file is a Hydra config (`# @package`,
+    `_target_`, `defaults`). OmegaConf computes such values when it loads the config, so they are not known before
+    launch: moved to the document's unknown keys, as a launch's `$VAR` is. (TRL's and ms-swift's own parsers take
+    the text as written, and the value's check stands; verl composes interpolations itself.)"""
+    if framework == "verl" or document.format not in ("yaml", "json"):
+        return []
+    hydra = any(key in document.entries for key in _HYDRA_KEYS) or bool(_HYDRA_HEADER.search(document.text))
+    if not hydra and (document.parser is not None or framework == "swift"):
+        return []
+    keys = [key for key, entry in document.entries.items() if isinstance(entry.value, str) and "${" in entry.value]
+    for key in keys:
+        entry = document.entries.pop(key)
+        document.unknown_entries[key] = Entry(entry.key, None, entry.key_span, entry.value_span)
+    document.unknown |= frozenset(keys)
+    return keys
 
 
 def _registered_here(diagnostic: Diagnostic, plan: RunPlan, workspace: Workspace) -> bool:

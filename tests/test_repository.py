@@ -1016,3 +1016,33 @@ def test_a_lock_file_past_a_megabyte_still_states_the_release(tmp_path, monkeypa
     _, report = lint(root, monkeypatch, "grpo.yaml")
     (target,) = report["summary"]["targets"]
     assert target["version"] == "0.19.1" and target["source"].startswith("uv.lock:")
+
+
+def test_an_omegaconf_interpolation_is_computed_where_the_repositorys_own_loader_reads_the_file(
+    tmp_path, monkeypatch, uninstalled
+):
+    """`max_completion_length: ${eval:"${model.max_seq_length} - ${.max_prompt_length}"}` in a Hydra config of the
+    repository's own (a `# @package` header, `_target_`) is computed when OmegaConf loads it: not known before
+    launch, so no type error; the same value in a config `trl grpo --config` reads is the text TRL's parser
+    takes as written, which is no whole number (argparse: "invalid int value")."""
+    value = 'max_completion_length: ${eval:"${model.max_seq_length} - ${.max_prompt_length}"}\n'
+    hydra = "# @package _group_\n_target_: src.loop.TrainingLoop\nmax_prompt_length: 512\n"
+    plain = "model_name_or_path: m\nmax_prompt_length: 512\n"
+    write(tmp_path, {
+        "requirements.txt": "trl==0.19.1\n",
+        "train.py": "import trl\n",
+        "conf/train/default.yaml": hydra + value + "num_generations: 8\nper_device_train_batch_size: 8\n",
+        "recipes/grpo.yaml": plain + value + "num_generations: 8\nper_device_train_batch_size: 8\n",
+        "recipes/found.yaml": plain + value + "num_generations: 8\nper_device_train_batch_size: 8\n",
+        "run.sh": "trl grpo --config recipes/grpo.yaml\n",
+    })  # fmt: skip
+    _, report = lint(tmp_path, monkeypatch)
+    assert codes(report, "conf/train/default.yaml") == []
+    assert codes(report, "recipes/found.yaml") == []  # no launch shows which program reads it
+    summary = {Path(f["path"]).as_posix().removeprefix("./"): f for f in report["summary"]["files"]}
+    assert summary["conf/train/default.yaml"]["status"] == "linted"
+    assert any(
+        "`max_completion_length`: OmegaConf interpolations" in note
+        for note in summary["conf/train/default.yaml"]["not_checked"]
+    )
+    assert codes(report, "recipes/grpo.yaml") == ["GRPO003"]  # read by TRL's own parser: the text as written
