@@ -187,6 +187,30 @@ def test_a_trainer_that_deletes_its_bases_init_must_seed_per_process_itself():
     assert codes(SKIPPING.replace("del HFGRPOTrainer.__init__\n", "")) == []
 
 
+def test_a_trainer_that_extends_a_librarys_grpo_trainer_is_seeded_or_samples_off_the_ranks(tmp_path):
+    """A repository's trainer that extends an installed library's GRPOTrainer (verifiers' fork of TRL's, which
+    samples on a vLLM server rather than on the training ranks) is what a direct `GRPOTrainer(...)` call is: the
+    module's constant seed does not make the ranks' completions alike. A trainer of another base is judged."""
+    trainers = (
+        "from verifiers.trainers.grpo_trainer import GRPOTrainer\n\n\n"
+        "class LoggedTrainer(GRPOTrainer):\n    def log(self, logs):\n        return logs\n"
+    )
+    script = (
+        "from accelerate import Accelerator\n\nfrom rlvr.repro import set_seed\nfrom rlvr.trainers import "
+        "LoggedTrainer\n\naccelerator = Accelerator()\nset_seed(42)\n\n\ndef main(model, args):\n"
+        "    trainer = LoggedTrainer(model=model, args=args)\n    trainer.train()\n"
+    )
+    repro = "import random\n\nimport torch\n\n\ndef set_seed(s):\n    random.seed(s)\n    torch.manual_seed(s)\n"
+    files = {
+        "src/rlvr/__init__.py": "", "src/rlvr/repro.py": repro, "src/rlvr/trainers.py": trainers,
+        "scripts/train.py": script,
+    }  # fmt: skip
+    assert lint_repo(tmp_path, files) == []
+    other = trainers.replace("verifiers.trainers.grpo_trainer import GRPOTrainer", "mylib.loops import RolloutLoop")
+    found = lint_repo(tmp_path, {**files, "src/rlvr/trainers.py": other.replace("(GRPOTrainer)", "(RolloutLoop)")})
+    assert [(d["code"], d["line"]) for d in found] == [("GRPO301", 7)]
+
+
 # A fixed seed on every sampling request -------------------------------------------------------------
 
 REQUESTS = """\

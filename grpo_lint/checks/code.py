@@ -109,8 +109,12 @@ def _builds_hf_trainer(code: PythonFile, modules: Modules | None, relative: str)
 
 
 def _extends_grpo_trainer(modules: Modules, ref: object, depth: int) -> bool:
-    file, module, name = ref.file, ref.module, ref.name  # type: ignore[attr-defined]
-    if name == "GRPOTrainer" and ((file is None and module.split(".")[0] == "trl") or (file and "trl/" in f"/{file}")):
+    """Whether the class `ref` names is a GRPOTrainer of TRL (installed, or a copy the repository ships) or of
+    another installed library, or extends one. A library's own GRPOTrainer is a fork of TRL's that reseeds per
+    process or samples away from the training ranks (verifiers' samples on a vLLM server, 0.1.x), as a direct
+    `GRPOTrainer(...)` call of the file is taken to."""
+    file, name = ref.file, ref.name  # type: ignore[attr-defined]
+    if name == "GRPOTrainer" and (file is None or "trl/" in f"/{file}"):
         return True
     if file is None or depth > 8:
         return False
