@@ -173,3 +173,63 @@ def test_a_config_the_launch_script_writes_from_a_here_document_is_the_one_loade
     write(root, {"run.sh": written.replace("num_generations: 8", "num_generations: 2") + launch})
     _, report = lint(root, monkeypatch, ".")
     assert errors(report) == []
+
+
+HELPER = """\
+import argparse
+
+import yaml
+from trl import GRPOConfig, GRPOTrainer
+
+
+def load_config(config_path):
+    with open(config_path, "r") as f:
+        return yaml.safe_load(f)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("config", nargs="?", default="configs/base.yaml")
+    parser.add_argument("--max_steps", type=int, default=None)
+    args = parser.parse_args()
+    config = load_config(args.config)
+    training = config["training"]
+    num_generations = training.get("num_generations", 4)
+    config = GRPOConfig(
+        output_dir="out",
+        per_device_train_batch_size=training.get("per_device_train_batch_size", 1),
+        gradient_accumulation_steps=training.get("gradient_accumulation_steps", 1),
+        num_generations=num_generations,
+    )
+    GRPOTrainer(model="m", args=config, reward_funcs=[]).train()
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+def test_a_config_loaded_by_a_helper_of_the_script_from_its_positional_argument(tmp_path, monkeypatch):
+    """`python train.py configs/big.yaml` to a script whose positional `config` is loaded by a function of its own
+    (`def load_config(path): with open(path) as f: return yaml.safe_load(f)`): the run's values are that file's."""
+    root = _repository(tmp_path, "python train.py configs/big.yaml\n", n=8, more={"train.py": HELPER})
+    _, report = lint(root, monkeypatch, ".")
+    # 1 x 1 process x 4 steps = 4 completions per round, groups of 8: TRL 0.20.0 stops at start-up
+    assert [(d["code"], d["path"], d["line"]) for d in report["diagnostics"] if d["severity"] == "error"] == [
+        ("GRPO102", "configs/big.yaml", 5)
+    ]
+    root = _repository(tmp_path, "python train.py configs/big.yaml\n", n=4, more={"train.py": HELPER})
+    assert errors(lint(root, monkeypatch, ".")[1]) == []
+    # no positional word: argparse's default, configs/base.yaml
+    base = {"train.py": HELPER, "configs/base.yaml": CONFIG.format(n=8)}
+    root = _repository(tmp_path, "python train.py --max_steps 5\n", n=4, more=base)
+    assert [(d["code"], d["path"]) for d in lint(root, monkeypatch, ".")[1]["diagnostics"]] == [
+        ("GRPO102", "configs/base.yaml")
+    ]
+    # a positional word after a flag may be the flag's value: not taken, nothing judged from the file
+    root = _repository(tmp_path, "python train.py --max_steps 5 configs/big.yaml\n", n=8, more={"train.py": HELPER})
+    assert errors(lint(root, monkeypatch, ".")[1]) == []
+    # a helper that returns something else than the loaded file is not followed
+    other = HELPER.replace("        return yaml.safe_load(f)\n", "        return {'training': {}}\n")
+    root = _repository(tmp_path, "python train.py configs/big.yaml\n", n=8, more={"train.py": other})
+    assert errors(lint(root, monkeypatch, ".")[1]) == []

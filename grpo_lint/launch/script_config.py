@@ -154,6 +154,11 @@ def through_argparse(
         flag's argparse default; or the path the script writes. None when not known before launch."""
         if kind == "path":
             return source
+        if source in code.positionals:  # `python train.py configs/a.yaml` to `add_argument("config", nargs="?")`
+            leading = _leading_words(launch.args)
+            position = code.positionals.index(source)
+            if position < len(leading):
+                return None if leading[position].unknown else leading[position].text
         if source not in code.flag_defaults:
             return None  # (`cfg_path.read_text()` of no flag of the script's own)
         if source in flags:
@@ -175,6 +180,15 @@ def through_argparse(
             at = call.span._replace(path=str(found))
             loaded[field] = (Entry(field, default, at, at), None)
     return _assemble(call, str(found), read, loaded)
+
+
+def _leading_words(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The words before a launch's first flag: argparse's positional arguments, in order. (A positional after a
+    flag may be that flag's value: not taken.)"""
+    for index, word in enumerate(words):
+        if word.text.startswith("-") and len(word.text) > 1:
+            return words[:index]
+    return words
 
 
 def _loaded_values(

@@ -48,7 +48,16 @@ from grpo_lint.sources.python_index import (
 )
 from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
 from grpo_lint.sources.python_launches import LaunchCall, process_call, words_of
-from grpo_lint.sources.python_loads import Loaded, LoadedRead, load, may_load, opened, overridden, view
+from grpo_lint.sources.python_loads import (
+    Loaded,
+    LoadedRead,
+    called_loader,
+    load,
+    may_load,
+    opened,
+    overridden,
+    view,
+)
 from grpo_lint.sources.python_needles import (
     DISTRIBUTED_MODULES,
     DISTRIBUTED_NAMES,
@@ -258,6 +267,7 @@ class PythonFile(Record):
     # Programs the code starts from a list of words or a command string (`subprocess.run([sys.executable, "-m",
     # "verl.trainer.main_ppo", ...])`): grpo_lint.sources.python_launches.
     launches: tuple[LaunchCall, ...] = ()
+    positionals: tuple[str, ...] = ()  # argparse's positional arguments, in order (`add_argument("config")`)
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -275,6 +285,10 @@ def read(text: str, path: str) -> PythonFile | ReadProblem:
         # interpreter could not run this file either.
         return ReadProblem("expressions nest too deeply for Python's own parser", Span.point(1, 1), text)
     visitor = _Visitor(text)
+    if visitor.feeds_config and isinstance(tree, ast.Module):
+        from grpo_lint.sources.python_loads import loader_functions
+
+        visitor.loaders = loader_functions(tree)
     with _deep_enough():
         try:
             visitor.visit(tree)
@@ -414,6 +428,7 @@ class _Visitor(ast.NodeVisitor):
         self._trainer_seen: set[str] = set()
         self.flags: dict[str, Any] = {}
         self.flag_defaults: dict[str, Any] = {}  # argparse dest -> its default (NOT_LITERAL when not one)
+        self.positionals: list[str] = []  # argparse's positional arguments, in order
         self.parsed_names: set[str] = set()  # names bound to what an argparse parser returned
         self.hydra: HydraApp | None = None
         self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
@@ -439,6 +454,7 @@ class _Visitor(ast.NodeVisitor):
         self.strings: set[str] = set()
         self.called: set[str] = set()
         self.loading = False  # some scope has bound a loaded config file (grpo_lint.sources.python_loads)
+        self.loaders: dict[str, tuple[int, str]] = {}  # the module's functions that load a config file they are given
         self.feeds_config = "GRPOConfig" in text  # only then are loaded files and collected dicts followed
         self.launching = "subprocess" in text or "os.system" in text  # only then are command lines followed
         self.launches: list[LaunchCall] = []
@@ -517,6 +533,7 @@ class _Visitor(ast.NodeVisitor):
             self.flag_defaults,
             frozenset(self.parsed_names),
             tuple(self.launches),
+            tuple(self.positionals),
         )
 
     def _with_constants(self, call: ConfigCall) -> ConfigCall:
@@ -857,7 +874,7 @@ class _Visitor(ast.NodeVisitor):
         first = node.targets[0]
         scope = self.scopes[-1]
         if len(node.targets) == 1 and type(first) is ast.Name:
-            if self.loading or scope.files or may_load(value):
+            if self.loading or scope.files or may_load(value) or self._calls_loader(value):
                 self._bind_loaded(first.id, value)
             if scope.kwargs or type(value) is ast.Dict or type(value) is ast.Call:
                 self._collect(first.id, value)
@@ -906,6 +923,9 @@ class _Visitor(ast.NodeVisitor):
             names.update(scope.loads)
         return names
 
+    def _calls_loader(self, value: ast.expr) -> bool:
+        return bool(self.loaders) and type(value) is ast.Call and getattr(value.func, "id", None) in self.loaders
+
     def _bind_loaded(self, name: str, value: ast.expr) -> None:
         """`f = open(args.config)`, `cfg = yaml.safe_load(f)`, `tcfg = cfg["training"]`; any other value unbinds."""
         scope = self.scope
@@ -913,7 +933,7 @@ class _Visitor(ast.NodeVisitor):
         source = opened(value)
         if source is not None:
             scope.files[name] = source
-        found = load(value, scope.files)
+        found = load(value, scope.files) or (called_loader(value, self.loaders) if self.loaders else None)
         if found is not None:
             self.loading = True
         if found is None and self.loading and (names := self._loaded_names()):
@@ -1019,6 +1039,9 @@ class _Visitor(ast.NodeVisitor):
                 self.flags[flag.lstrip("-").replace("-", "_")] = default
             if long:
                 self.flag_defaults[long[0].lstrip("-").replace("-", "_")] = _argparse_default(node)
+            elif len(flags) == 1 and flags[0].isidentifier():  # `add_argument("config", nargs="?", default=...)`
+                self.positionals.append(flags[0])
+                self.flag_defaults[flags[0]] = _argparse_default(node)
         elif last == "set_epoch":
             self.set_epoch = True
         elif last == "init_process_group":

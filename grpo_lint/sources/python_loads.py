@@ -10,7 +10,9 @@ path written in it), and which keys of that file an expression reads. Nothing is
 Read: `yaml.safe_load` / `yaml.load` / `yaml.full_load` / `json.load` of `open(P)` (directly, through
 `with open(P) as f`, or `Path(P).read_text()`), and `OmegaConf.load(P)`; P is `args.name` (a flag) or a
 string. Views: `cfg["a"]`, `cfg.get("a")`, `cfg.get("a", default)`, and for OmegaConf `cfg.a`, each
-possibly wrapped in `int(...)`, `float(...)`, `bool(...)` or `str(...)`.
+possibly wrapped in `int(...)`, `float(...)`, `bool(...)` or `str(...)`. A function of the module that returns
+such a load of its own parameter (`def load_config(path): with open(path) as f: return yaml.safe_load(f)`) loads
+the file its caller names (`cfg = load_config(args.config)`).
 """
 
 from __future__ import annotations
@@ -99,6 +101,86 @@ def load(node: ast.expr, files: dict[str, tuple[str, str]]) -> Loaded | None:
         source = files.get(argument.id) if isinstance(argument, ast.Name) else opened(argument)
         return Loaded(*source, module) if source is not None else None
     return None
+
+
+def loader_functions(module: ast.Module) -> dict[str, tuple[int, str]]:
+    """The module's functions that return a config file loaded from their own parameter (`def load_config(path):
+    with open(path) as f: return yaml.safe_load(f)`, `return OmegaConf.load(path)`): the function's name -> the
+    parameter's position and the loader. A function that returns anything else, or more than one value, is none."""
+    found: dict[str, tuple[int, str]] = {}
+    for function in module.body:
+        if isinstance(function, ast.FunctionDef) and not function.decorator_list:
+            loaded = _loads_parameter(function)
+            if loaded is not None:
+                found[function.name] = loaded
+    return found
+
+
+def _loads_parameter(function: ast.FunctionDef) -> tuple[int, str] | None:
+    parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+    positions = {name: ("path", name) for name in parameters}  # (a marker: `opened` reads a parameter as a path)
+    returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
+    if len(returns) != 1 or returns[0].value is None:
+        return None
+    files: dict[str, tuple[str, str]] = {}
+    loads: dict[str, Loaded] = {}
+    for statement in function.body:
+        if isinstance(statement, ast.With) and len(statement.items) == 1:
+            item = statement.items[0]
+            source = _parameter_opened(item.context_expr, positions)
+            if isinstance(item.optional_vars, ast.Name) and source is not None:
+                files[item.optional_vars.id] = source
+            body = statement.body
+        else:
+            body = [statement]
+        for inner in body:
+            if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name):
+                found = _parameter_load(inner.value, files, positions)
+                if found is not None:
+                    loads[inner.targets[0].id] = found
+    value = returns[0].value
+    found = loads.get(value.id) if isinstance(value, ast.Name) else _parameter_load(value, files, positions)
+    if found is None:
+        return None
+    return parameters.index(found.source), found.loader
+
+
+def _parameter_opened(node: ast.expr, positions: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
+    """`open(path)` or `Path(path).open()` of a parameter."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open" and node.args:
+        target = node.args[0]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _OPENERS:
+        target = node.func.value
+    else:
+        return None
+    while isinstance(target, ast.Call) and _name(target.func) in ("Path", "str") and len(target.args) == 1:
+        target = target.args[0]
+    return positions.get(target.id) if isinstance(target, ast.Name) else None
+
+
+def _parameter_load(
+    node: ast.expr, files: dict[str, tuple[str, str]], positions: dict[str, tuple[str, str]]
+) -> Loaded | None:
+    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.func, ast.Attribute):
+        return None
+    module, method, argument = _name(node.func.value), node.func.attr, node.args[0]
+    if module == "OmegaConf" and method == "load" and isinstance(argument, ast.Name) and argument.id in positions:
+        return Loaded(*positions[argument.id], "omegaconf")
+    if (module == "yaml" and method in _YAML_LOADERS) or (module == "json" and method == "load"):
+        source = files.get(argument.id) if isinstance(argument, ast.Name) else _parameter_opened(argument, positions)
+        return Loaded(*source, module) if source is not None else None
+    return None
+
+
+def called_loader(node: ast.expr, functions: dict[str, tuple[int, str]]) -> Loaded | None:
+    """`cfg = load_config(args.config)` of a loader function of the module: the file its argument names."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in functions:
+        return None
+    position, loader = functions[node.func.id]
+    if position >= len(node.args) or any(isinstance(a, ast.Starred) for a in node.args[: position + 1]):
+        return None
+    source = path_source(node.args[position])
+    return Loaded(*source, loader) if source is not None else None
 
 
 def view(node: ast.expr, names: dict[str, Loaded]) -> tuple[Loaded, Any] | None:
