@@ -827,3 +827,16 @@ def test_the_run_commands_of_a_skypilot_task_are_a_launch_script_at_their_lines(
     (tmp_path / "other.yaml").write_text("run: |\n  python3 -m verl.trainer.main_ppo actor_rollout_ref.rollout.n=1\n")
     found = run_cli("--isolated", "--target", "verl==0.7.0", "--format", "json", "other.yaml", cwd=tmp_path)
     assert json.loads(found.stdout)["diagnostics"] == []
+
+
+def test_a_command_srun_or_mpirun_starts_once_per_task_has_no_known_process_count():
+    """`srun --ntasks=4 python -m trl.scripts.grpo ...` starts the command once per task: the copies form one run of
+    4 processes when the job's environment maps SLURM's task ids to RANK, or 4 runs of one process each when it does
+    not. The command shows neither, so no verdict rests on the one process of a plain `python` command."""
+    flags = "--num_generations 8 --per_device_train_batch_size 2 --gradient_accumulation_steps 1\n"
+    plain = "python -m trl.scripts.grpo " + flags
+    assert "GRPO102" in codes(plain)  # one process: a generation batch of 2 holds no group of 8
+    for starter in ("srun --ntasks=4 ", "mpirun -np 4 ", "nohup srun "):
+        found = codes(starter + plain)
+        assert "GRPO102" not in found and "GRPO106" in found, starter
+    assert "GRPO102" in codes("nohup " + plain)  # a wrapper that starts it once

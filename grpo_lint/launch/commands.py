@@ -137,12 +137,28 @@ def _in_container(words: list[Word]) -> list[Word] | None:
     return inner or None
 
 
+# Wrappers that start their command once per task or rank (`srun --ntasks=4 python train.py`): whether those copies
+# join one run (the environment maps SLURM_PROCID to RANK) or run apart is not shown by the command.
+_TASK_STARTERS = frozenset({"srun", "mpirun", "mpiexec"})
+
+
 def recognise(command: Command, places: Places) -> Launch | None:
     words = list(command.words)
     contained = _in_container(words)
     if contained is not None:  # its files are the image's: where it runs, and what is there, is not shown
         words, places = contained, places._replace(lost=True)
-    words = _unwrap(words)
+    unwrapped = _unwrap(words)
+    starter = next(
+        (n for w in words[: len(words) - len(unwrapped)] if (n := os.path.basename(w.text)) in _TASK_STARTERS), None
+    )
+    launch = _recognise(command, unwrapped, places)
+    if launch is not None and starter is not None and launch.launcher == "python":
+        why = f"`{starter}` starts the command once per task, and whether the copies join one run is not shown"
+        return launch._replace(world=None, world_unknown=why, bypass=None)
+    return launch
+
+
+def _recognise(command: Command, words: list[Word], places: Places) -> Launch | None:
     if not words:
         return None
     command = command._replace(words=tuple(words))
