@@ -98,6 +98,17 @@ def test_bash_arrays_expand_to_their_elements():
     assert command.words[3].unknown == ("X",) and command.words[1].known
 
 
+def test_an_array_element_appended_inside_an_if_is_the_only_word_not_known():
+    text = 'ARGS=(a.b=1 c=$X)\nif [ -n "$Y" ]; then\n  ARGS+=(d.e=2)\nfi\nrun "${ARGS[@]}" ${ARGS[@]}\n'
+    (command,) = parse(text, "s.sh").commands
+    assert [w.text for w in command.words] == ["run", "a.b=1", "c=$X", "d.e=2", "a.b=1", "c=$X", "d.e=2"]
+    assert [w.unknown for w in command.words[1:4]] == [(), ("X",), ("ARGS[2]",)]
+    assert [w.unknown for w in command.words[4:]] == [(), ("X",), ("ARGS[2]",)]
+    # the whole array rebuilt inside the `if`: every element is there only on that path
+    (command,) = parse('if [ -n "$Y" ]; then\n  ARGS=(a.b=1)\nfi\nrun "${ARGS[@]}"\n', "s.sh").commands
+    assert [w.unknown for w in command.words[1:]] == [("ARGS[0]",)]
+
+
 def test_arithmetic_is_bash_arithmetic_without_eval():
     assert words_of("A=6\nrun $((A * 2 ** 3 / 5)) $(( -7 / 2 )) $((1 << 70)) $((2 ** 2 ** 100)) $((1/0))\n") == [
         ["run", "9", "-3", "64", "1", "$((1/0))"]  # as bash 5 prints them

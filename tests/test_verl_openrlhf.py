@@ -764,3 +764,19 @@ def test_a_base_config_not_known_before_launch_is_said_not_checked():
         script.replace(' --config-path="$CONFIG_PATH" --config-name=mine', ""), "l.sh", options_from(VERL)
     )
     assert "GRPO002" in [d.code for d in plain.diagnostics] and not any("config-path" in u for u in plain.unchecked)
+
+
+def test_an_array_element_added_on_some_paths_only_leaves_the_others_known():
+    """`EXTRA=(model_engine=megatron)` then `EXTRA+=(...)` inside an `if`: the first element is there whatever path
+    ran, the appended one only on some. The known element is read as written (here a key verl's tree lacks, which
+    stops the run); the appended one is a word not known before launch, and does not make the others unknown
+    (verl's own examples build their overrides this way)."""
+    prelude = 'EXTRA=(\n    actor_rollout_ref.actor.no_such_key=1\n)\nif [ "$DEVICE" = npu ]; then\n'
+    prelude += "    EXTRA+=(\n        actor_rollout_ref.rollout.enforce_eager=False\n    )\nfi\n"
+    script = verl('"${EXTRA[@]}"', prelude=prelude)
+    assert verl_codes(script) == ["GRPO002"]  # the known element's key: Hydra's "Could not override"
+    fine = script.replace("actor_rollout_ref.actor.no_such_key=1", "actor_rollout_ref.actor.entropy_coeff=0")
+    assert verl_codes(fine) == []
+    # an element set on some paths only may be missing, and so may its key: no verdict rests on it
+    unset = script.replace("actor_rollout_ref.rollout.enforce_eager=False", "actor_rollout_ref.rollout.no_key=1")
+    assert verl_codes(unset.replace("actor_rollout_ref.actor.no_such_key=1", "trainer.total_epochs=1")) == []

@@ -398,6 +398,7 @@ class _Lexer:
         self.carry = False  # a comment-only line between a cut command and its lost words
         self.variables: dict[str, Word] = variables if variables is not None else {}
         self.arrays: dict[str, list[Word]] = arrays if arrays is not None else {}
+        self.element_tags: dict[str, str] = {}  # `EXTRA[1]`: the text of an element added on some paths only
         self.depth = 0  # nesting of if/case/loops: values assigned inside are not known statically
         self.arms: list[list] = []  # open if/case statements: [id, arm, "if" | "case"]
         self.blocks = 0
@@ -818,9 +819,14 @@ class _Lexer:
         if len(fields) == 1:
             self.add_word(Word(fields[0], span, _unique(unknown)))
             return
+        tags = self.element_tags
         for field in fields:
-            # a name written in the field stays with it; a value known only on some paths taints all
-            mine = _unique([u for u in _unique(unknown) if u in field or not any(u in f for f in fields)])
+            # a name written in the field stays with it; a value known only on some paths taints all, but an array
+            # element added on some paths only is its own word's (`EXTRA[1]`)
+            mine = _unique([
+                u for u in _unique(unknown)
+                if (tags[u] == field if u in tags else u in field or not any(u in f for f in fields))
+            ])  # fmt: skip
             self.add_word(Word(field, span, mine))
 
     def _redirected(self, word: Word) -> None:
@@ -1011,8 +1017,16 @@ class _Lexer:
                 return self.lookup(name, unknown)
             unknown.append(written)
             return written
-        for element in elements:
-            unknown.extend(element.unknown)
+        separate = index == "@" or (index == "*" and not quoted)  # each element its own word
+        for position, element in enumerate(elements):
+            if separate and name in element.unknown:
+                # An element added on some paths only (`EXTRA+=(...)` inside an `if`): that word may be missing,
+                # the others are there whatever path ran. It is tagged `EXTRA[1]`, a tag only its own word takes.
+                tag = f"{name}[{position}]"
+                self.element_tags[tag] = element.text
+                unknown.extend(tag if u == name else u for u in element.unknown)
+            else:
+                unknown.extend(element.unknown)
             self.budget[0] -= len(element.text) + 1
         if self.budget[0] < 0:
             unknown.append(written)
