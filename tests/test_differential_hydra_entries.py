@@ -260,3 +260,46 @@ def test_a_defaults_list_interpolates_the_options_chosen_for_config_groups(tmp_p
     (tmp_path / "odd.yaml").write_text("defaults:\n  - actor@a: ${engine}_actor\n")
     with pytest.raises(Unresolved):
         compose([tmp_path], "odd", [], load)
+
+
+def test_an_override_entry_of_a_config_the_tree_includes_chooses_for_the_whole_tree(tmp_path):
+    """verl's `ppo_megatron_trainer` is `defaults: [ppo_trainer, override model_engine: megatron, _self_]`, and a
+    config of the repository's own takes it in turn (`defaults: [ppo_megatron_trainer, _self_]`, the fully async
+    trainer's): Hydra applies an `override` entry of any config of the defaults tree, not only of the primary one,
+    and the command line's choice wins over it. grpo-lint composes what hydra-core composes."""
+    for folder in ("model_engine", "actor"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "model_engine" / "dp.yaml").write_text("name: dp\n")
+    (tmp_path / "model_engine" / "megatron.yaml").write_text("name: megatron\n")
+    (tmp_path / "actor" / "dp_actor.yaml").write_text("strategy: fsdp\n")
+    (tmp_path / "actor" / "megatron_actor.yaml").write_text("strategy: megatron\ntp: 1\n")
+    (tmp_path / "base.yaml").write_text(
+        "defaults:\n  - model_engine: dp\n  - actor@actor_rollout_ref.actor: ${model_engine}_actor\n  - _self_\n"
+    )
+    (tmp_path / "megatron_base.yaml").write_text(
+        "defaults:\n  - base\n  - override model_engine: megatron\n  - _self_\n"
+    )
+    (tmp_path / "own.yaml").write_text("defaults:\n  - megatron_base\n  - _self_\nasync_training:\n  sync: 4\n")
+    load = lambda p: load_plain(p.read_text())  # noqa: E731
+    from grpo_lint.launch.compose_entry import _overrides as to_overrides
+    from grpo_lint.sources.hydra_overrides import parse_overrides
+    from grpo_lint.sources.shell import parse
+
+    for name, overrides, fails, strategy in (
+        ("own", [], False, "megatron"),
+        ("own", ["actor_rollout_ref.actor.tp=2"], False, "megatron"),  # megatron_actor's key
+        ("own", ["model_engine=dp"], False, "fsdp"),  # the command line wins
+        ("own", ["model_engine=dp", "actor_rollout_ref.actor.tp=2"], True, None),
+        ("megatron_base", ["actor_rollout_ref.actor.tp=2"], False, "megatron"),
+        ("base", ["actor_rollout_ref.actor.tp=2"], True, None),
+    ):
+        words = parse("python x.py " + " ".join(overrides), "x.sh").commands[0].words[2:]
+        try:
+            composed = compose([tmp_path], name, to_overrides(parse_overrides(words)), load)
+        except ComposeError:
+            ours_fail = True
+        else:
+            ours_fail = False
+            assert composed.flat()["actor_rollout_ref.actor.strategy"] == strategy, (name, overrides)
+        theirs, _keys = hydra_result(tmp_path, name, overrides, tmp_path)
+        assert (ours_fail, theirs) == (fails, fails), (name, overrides)

@@ -350,6 +350,10 @@ class _Composer:
             defaults.append(_Default("self", "", (), None, False, False))
         base = posixpath.dirname(config_path)
         for default in defaults:  # the choices of this list are known before any of its entries is read
+            if default.kind == "group" and default.override and not primary:
+                # `override model_engine: megatron` in a config the tree includes (verl's ppo_megatron_trainer,
+                # under a config of its own): a choice for the whole tree, the command line's winning over it
+                self.choices.setdefault(self._key(default, base), default.options)
             if default.kind == "group":
                 key = self._key(default, base)
                 chosen = self.choices.get(key, default.options)
