@@ -549,7 +549,15 @@ def lint_python(
                 f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""
             )
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
-    found = check_code(code._replace(path=display), modules, relative or "")
+    found = list(check_code(code._replace(path=display), modules, relative or ""))
+    one = None
+    if workspace is not None and relative and any(d.code in _PER_PROCESS for d in found):
+        from grpo_lint.launch.starts import one_process
+
+        one = one_process(relative, text.encode(), workspace)
+        if one is not None:  # (a plain `python` command: no rank shares a seed with another)
+            found = [d for d in found if d.code not in _PER_PROCESS]
+            unchecked.append(f"GRPO301-305: every launch of the repository runs it on one process ({one})")
     diagnostics.extend(d for d in found if selected(d.code, options))
     for launch in [] if framework_source else code.launches:
         started = _started(launch, text, display, options, workspace)
@@ -557,13 +565,16 @@ def lint_python(
         plans.extend(started.plans)
         unchecked.extend(started.unchecked)
     if not plans and not diagnostics and not (code.samples and code.trains and not framework_source):
-        return FileResult(display, "skipped", text=text, note=_NOTHING_IN_PYTHON)
+        note = f"its seeding holds on one process, and every launch of the repository runs it so ({one})"
+        return FileResult(display, "skipped", text=text, note=note if one is not None else _NOTHING_IN_PYTHON)
     result = FileResult(display, "linted", diagnostics, text, "Python training code", plans, "python")
     result.unchecked = unchecked
     return finish(result, options)
 
 
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
+# The seeding rules whose finding holds only where several processes run the code.
+_PER_PROCESS = frozenset({"GRPO301", "GRPO302", "GRPO303", "GRPO305"})
 
 
 def _started(launch: Any, text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:

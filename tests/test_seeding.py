@@ -211,6 +211,28 @@ def test_a_trainer_that_extends_a_librarys_grpo_trainer_is_seeded_or_samples_off
     assert [(d["code"], d["line"]) for d in found] == [("GRPO301", 7)]
 
 
+def test_code_every_launch_runs_on_one_process_shares_no_seed_between_ranks(tmp_path):
+    """A script that builds an Accelerator looks distributed, but how many processes run it is the launch's to say:
+    where every command of the repository that runs it is a plain `python` (or `accelerate launch` of one process),
+    its one process shares a seed with no other. A launch of several processes, or of a count not known (`srun`),
+    keeps the finding, as does a repository that shows no launch of it."""
+    train = (
+        "import torch\nfrom accelerate import Accelerator\n\n\ndef main(model, loader):\n"
+        "    accelerator = Accelerator()\n    torch.manual_seed(42)\n    for batch in loader:\n"
+        "        model(batch).loss.backward()\n\n\nif __name__ == '__main__':\n    main(None, [])\n"
+    )
+    files = {"src/pkg/__init__.py": "", "src/pkg/train.py": train}
+    assert [d["code"] for d in lint_repo(tmp_path, files)] == ["GRPO301"]  # no launch shown
+    one = {**files, "scripts/run.sh": "cd src\npython -m pkg.train --lr 1e-5\n", "run2.sh": "python src/pkg/train.py\n"}
+    assert lint_repo(tmp_path, one) == []
+    many = {**one, "run2.sh": "accelerate launch --num_processes 4 src/pkg/train.py\n"}
+    assert [d["code"] for d in lint_repo(tmp_path, many)] == ["GRPO301"]
+    unknown = {**one, "run2.sh": "srun python src/pkg/train.py\n"}
+    assert [d["code"] for d in lint_repo(tmp_path, unknown)] == ["GRPO301"]
+    single = {**one, "run2.sh": "accelerate launch --num_processes 1 src/pkg/train.py\n"}
+    assert lint_repo(tmp_path, single) == []
+
+
 # A fixed seed on every sampling request -------------------------------------------------------------
 
 REQUESTS = """\

@@ -206,6 +206,52 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
 _MODULE = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+def started_file(command: Command, places: Places) -> tuple[Path | None, Setting | None] | None:
+    """The repository's Python file a command runs, whatever it does (`python -m pkg.train`, `accelerate launch
+    [flags] train.py`, `torchrun ...`, `deepspeed ...`), with the processes its launcher starts (None when not
+    known from the command); the file is None when it is not found. None for a command that runs no Python
+    program of a launcher grpo-lint reads."""
+    words = list(command.words)
+    unwrapped = _unwrap(words)
+    if not unwrapped:
+        return None
+    starter = any(os.path.basename(w.text) in _TASK_STARTERS for w in words[: len(words) - len(unwrapped)])
+    command = command._replace(words=tuple(unwrapped))
+    name = os.path.basename(unwrapped[0].text)
+    rest = unwrapped[1:]
+    world: Setting | None
+    if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
+        index = 0
+        while index < len(rest) and rest[index].text.startswith("-") and rest[index].text != "-m":
+            index += 2 if rest[index].text in _PYTHON_VALUE_OPTIONS else 1
+        rest = rest[index:]
+        launcher = rest[1].text if len(rest) > 1 and rest[0].text == "-m" else ""
+        if launcher in ("torch.distributed.run", "torch.distributed.launch"):
+            name, rest = "torchrun", rest[2:]
+        elif launcher == "accelerate.commands.launch":
+            name, rest = "accelerate", [Word("launch", rest[1].span), *rest[2:]]
+    if name == "accelerate" and rest and rest[0].text == "launch":
+        flags, program = _split_launcher(rest[1:], _ACCELERATE_SWITCHES)
+        world = _accelerate_world(flags, command, places)[0]
+    elif name in ("torchrun", "torch.distributed.run"):
+        flags, program = _split_launcher(rest, _TORCHRUN_SWITCHES)
+        world = _torchrun_world(flags, command)[0]
+    elif name == "deepspeed":
+        flags, program = _split_launcher(rest, _DEEPSPEED_SWITCHES)
+        world = _deepspeed_world(flags, command)[0]
+    elif re.fullmatch(r"python(\d+(\.\d+)?)?", name):
+        program, world = rest, (None if starter else _one(command))
+    else:
+        return None
+    if not program:
+        return None
+    module = program[0].text in ("-m", "--module")
+    if module and len(program) < 2:
+        return None
+    target = program[1].text if module else program[0].text
+    return _repository_script(target, module, places), world
+
+
 def _working_dir(options: list[Word]) -> str | None:
     """`ray job submit --working-dir DIR` (or `--working-dir=DIR`): the folder the job runs in, when written."""
     for index, word in enumerate(options):
