@@ -109,6 +109,14 @@ def test_an_array_element_appended_inside_an_if_is_the_only_word_not_known():
     assert [w.unknown for w in command.words[1:]] == [("ARGS[0]",)]
 
 
+def test_a_default_that_starts_with_a_tilde_is_the_home_folder_not_known_before_launch():
+    text = 'DATA=${DATA:-~/data/train.parquet}\nrun data.train_files=$DATA b=${B:-~x} c=${C:-"~/q"}\n'
+    (command,) = parse(text, "s.sh").commands
+    assert [w.text for w in command.words] == ["run", "data.train_files=~/data/train.parquet", "b=~x", "c=~/q"]
+    assert "~" in command.words[1].unknown  # bash expands `~/` in the default: the home folder
+    assert command.words[2].known and command.words[3].known  # `~x` (a user's home) kept as written; quoted `~`
+
+
 def test_arithmetic_is_bash_arithmetic_without_eval():
     assert words_of("A=6\nrun $((A * 2 ** 3 / 5)) $(( -7 / 2 )) $((1 << 70)) $((2 ** 2 ** 100)) $((1/0))\n") == [
         ["run", "9", "-3", "64", "1", "$((1/0))"]  # as bash 5 prints them

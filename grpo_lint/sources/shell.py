@@ -1004,8 +1004,12 @@ class _Lexer:
         # ${VAR:-default}: the default applies unless VAR is set (from the caller's environment it
         # may be; launch scripts use this form for their defaults, so the default is taken).
         pieces = self.fragment(argument, unknown, quoted)
+        tilde = argument.startswith("~") and (argument == "~" or argument[1] in "/:")
+        if tilde:  # `${DATA:-~/data}`: bash puts the home folder there, which is not known before the run
+            unknown.append("~")
         if op.endswith("="):
             value = Word("".join(text for text, _ in pieces).replace(_NOTHING, ""), Span.point(*self.pos()))
+            value = value._replace(unknown=("~",)) if tilde else value
             self.variables[name] = self.conditional(name, value)
         return pieces
 
