@@ -835,10 +835,13 @@ def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_pat
         "verl/trainer/main_ppo.py": MAIN,
         "verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
         "verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
-            "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
+            "adv_estimator: grpo",
+            "adv_estimator: grpo\n  legacy_weighting: 0.5\n  lora:\n    lora_A_init_method: xavier",
         ),
         "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
-        "run.sh": f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n",
+        # (a LoRA section is handed whole to PEFT's or Megatron-Bridge's LoRA class, whose fields read its keys)
+        "run.sh": f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 "
+        f"algorithm.lora.lora_A_init_method=kaiming {N4}\n",
     }
     root = write(tmp_path, files)
     _, report = lint(root, monkeypatch)

@@ -564,8 +564,11 @@ def _shadowing(folder: Path, flavour: str, target: Target, result: ScriptRuns) -
 
 
 # Sections whose keys are handed on whole to another program (`engine_kwargs.vllm.*`, `ray_init.*`,
-# `override_config.*`): no code of the repository names them, and they still act.
-_PASSED_ON = ("kwargs", "override", "engine", "extra", "custom", "config", "ray", "env", "args", "hydra", "optim")
+# `override_config.*`, `model.lora.*` to PEFT's or Megatron-Bridge's LoRA class, whose fields read them): no code of
+# the repository names them, and they still act.
+_PASSED_ON = (
+    "kwargs", "override", "engine", "extra", "custom", "config", "ray", "env", "args", "hydra", "optim", "lora", "peft",
+)  # fmt: skip
 
 
 # Keys every verl trainer reads by name: a repository whose Python names none of them does not hold the code that
