@@ -859,3 +859,23 @@ def test_a_command_srun_or_mpirun_starts_once_per_task_has_no_known_process_coun
         found = codes(starter + plain)
         assert "GRPO102" not in found and "GRPO106" in found, starter
     assert "GRPO102" in codes("nohup " + plain)  # a wrapper that starts it once
+
+
+def test_a_variable_read_under_set_u_before_its_default_stops_the_script():
+    """`set -euo pipefail`, then `NAME=${NAME:-run_${BACKEND}}` on a line above `BACKEND=${BACKEND:-vllm}`: bash
+    expands `$BACKEND` while it is unset and exits ("BACKEND: unbound variable") before the launch below."""
+    launch = "swift rlhf --rlhf_type grpo --num_generations 4 --per_device_train_batch_size 4 --run_name $NAME\n"
+    text = "set -xeuo pipefail\nNAME=${NAME:-run_${BACKEND}_x}\nBACKEND=${BACKEND:-vllm}\n" + launch
+    found = [d for d in script(text).diagnostics if d.code == "GRPO508"]
+    assert [(d.span.line, d.span.column) for d in found] == [(2, 18)] and "BACKEND: unbound variable" in found[
+        0
+    ].message
+    # the default first: fine; no `set -u`: fine; `${BACKEND:-}`: fine; a read inside a function: not judged
+    fixed = "set -xeuo pipefail\nBACKEND=${BACKEND:-vllm}\nNAME=${NAME:-run_${BACKEND}_x}\n" + launch
+    assert "GRPO508" not in codes(fixed)
+    assert "GRPO508" not in codes(text.replace("set -xeuo pipefail", "set -xeo pipefail"))
+    assert "GRPO508" not in codes(text.replace("run_${BACKEND}_x", "run_${BACKEND:-}_x"))
+    assert "GRPO508" not in codes(text.replace("set -xeuo pipefail\n", "set -u\nf() { echo $BACKEND; }\n"))
+    assert "GRPO508" not in codes(text.replace("set -xeuo pipefail\n", "set -u\nset +u\n"))
+    # a variable the script never defaults is the caller's to export: not judged
+    assert "GRPO508" not in codes(text.replace("BACKEND=${BACKEND:-vllm}\n", ""))

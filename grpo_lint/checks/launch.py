@@ -48,6 +48,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
     found: list[Diagnostic] = []
     found.extend(_cut_off(script, launches))
     found.extend(_never_starts(script, launches))
+    found.extend(_unbound(script, launches))
     for launch, plan in pairs:
         found.extend(_device_map(launch, plan, options))
         found.extend(_bypassed(launch))
@@ -76,6 +77,25 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             f"never reach the run (the shell then tries to run `{cut.lost[0].text}` as a command)",
             cut.comment,
             "delete the commented-out line, or move it below the command",
+        )
+
+
+def _unbound(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    """GRPO508: under `set -u`, a variable read before the line that gives it its default stops bash there."""
+    for name, line, column, default in script.unbound:
+        after = [launch.command.line for launch in launches if launch.command.line > line]
+        if not after:
+            continue
+        text = script.lines[line - 1] if 0 < line <= len(script.lines) else ""
+        found = next((i for i in (text.find("${" + name), text.find("$" + name)) if i >= 0), column - 1)
+        span = Span(line, found + 1, line, found + 1 + len(name) + (3 if text.startswith("${", found) else 1))
+        yield _diagnostic(
+            "GRPO508",
+            f"`set -u` (line {script.nounset}) makes bash stop at `${name}` here: line {default} gives `{name}` its "
+            f'default only later, so unless the caller exports it, bash exits with "{name}: unbound variable" '
+            f"and the launch on line {after[0]} never runs.",
+            span,
+            f"give `{name}` its default before line {line} (move line {default} up), or read it as `${{{name}:-}}`",
         )
 
 

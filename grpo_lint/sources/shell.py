@@ -105,6 +105,11 @@ class Script(Record):
     # Python programs given to `python` (or `python -`) as a here-document: (text, first line, expanded by bash,
     # tabs stripped by `<<-`: its columns are then not the script's).
     embedded_python: tuple[tuple[str, int, bool, bool], ...] = ()
+    # Under `set -u` (turned on at `nounset`), a variable read before any value where the script gives it a default
+    # only later (`X=${X:-v}` below): bash stops at the read ("X: unbound variable") unless the caller exports X.
+    # (name, line, column of the read, line of the default). Not said for a script that defines functions.
+    unbound: tuple[tuple[str, int, int, int], ...] = ()
+    nounset: int = 0
 
     def written_before(self, path: str, line: int) -> WrittenFile | None:
         """The last here-document the script writes `path` from before `line` (the command that reads it)."""
@@ -374,6 +379,7 @@ def _plain_end(stop: str) -> re.Pattern[str]:
 
 
 _ARGS = "\x00args"  # the positional arguments, kept as an array no script can name
+_FUNCTIONS = lazy(r"\(\)\s*\{|^\s*function\s", re.M)
 # Commands that change the positional arguments, or functions with their own: `$1` is then not the caller's word.
 _REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|\(\)\s*\{|^\s*function\s", re.M)
 
@@ -399,6 +405,11 @@ class _Lexer:
         self.variables: dict[str, Word] = variables if variables is not None else {}
         self.arrays: dict[str, list[Word]] = arrays if arrays is not None else {}
         self.element_tags: dict[str, str] = {}  # `EXTRA[1]`: the text of an element added on some paths only
+        # `set -u`: the line it was turned on (0: off). Under it, a variable read that nothing has set stops bash.
+        self.nounset = 0
+        self.unset_reads: dict[str, tuple[int, int]] = {}  # a variable read under `set -u` before any value: where
+        self.defaulted: dict[str, int] = {}  # a variable given a default (`X=${X:-v}`): the first line that does
+        self.tracks = level == 0  # the script's own text (or a default's word in it), not a `$(...)` run apart
         self.depth = 0  # nesting of if/case/loops: values assigned inside are not known statically
         self.arms: list[list] = []  # open if/case statements: [id, arm, "if" | "case"]
         self.blocks = 0
@@ -1003,6 +1014,8 @@ class _Lexer:
             return self.looked_up(name, unknown, split)
         # ${VAR:-default}: the default applies unless VAR is set (from the caller's environment it
         # may be; launch scripts use this form for their defaults, so the default is taken).
+        if self.tracks:
+            self.defaulted.setdefault(name, self.pos()[0])
         pieces = self.fragment(argument, unknown, quoted)
         tilde = argument.startswith("~") and (argument == "~" or argument[1] in "/:")
         if tilde:  # `${DATA:-~/data}`: bash puts the home folder there, which is not known before the run
@@ -1052,6 +1065,9 @@ class _Lexer:
             return [(text, False)]
         inner = _Lexer(text, self.variables, self.arrays, self.pos(), self.level + 1, self.budget)
         inner.depth = self.depth
+        # (the word is read where it stands: its reads and defaults are the script's own)
+        inner.nounset, inner.unset_reads, inner.defaulted = self.nounset, self.unset_reads, self.defaulted
+        inner.tracks = self.tracks
         pieces = inner.scan("", unknown)
         return [(piece, split and not quoted) for piece, split in pieces]
 
@@ -1064,6 +1080,8 @@ class _Lexer:
         word = self.variables.get(name)
         if word is None and self.arrays.get(name):
             word = self.arrays[name][0]
+        if word is None and self.nounset and self.tracks and not self.depth and name not in self.arrays:
+            self.unset_reads.setdefault(name, self.pos())
         if word is not None:
             self.budget[0] -= len(word.text)
         if word is None or self.budget[0] < 0:
@@ -1111,6 +1129,16 @@ class _Lexer:
             self.blocks += 1
             self.arms.append([self.blocks, 0, "case"])
 
+    def _set_options(self, words: list[Word]) -> None:
+        """`set -u`, `set -euo pipefail`, `set -o nounset` (and `+u`, `+o nounset`, which turn it off)."""
+        texts = [w.text for w in words[1:]]
+        for index, text in enumerate(texts):
+            option = texts[index + 1] if index + 1 < len(texts) else ""
+            if re.fullmatch(r"-[a-zA-Z]*u[a-zA-Z]*", text) or (text == "-o" and option == "nounset"):
+                self.nounset = self.nounset or words[0].span.line
+            elif re.fullmatch(r"\+[a-zA-Z]*u[a-zA-Z]*", text) or (text == "+o" and option == "nounset"):
+                self.nounset = 0
+
     def _end_case(self) -> None:
         if self.arms and self.arms[-1][2] == "case":
             self.arms.pop()
@@ -1130,6 +1158,8 @@ class _Lexer:
 
     def end_command(self, background: bool = False) -> None:
         words, self.words = self.words, []
+        if words and words[0].text == "set" and self.level == 0 and self.depth == 0:
+            self._set_options(words)
         self.out_targets = []  # (the ended command's list stays with its here-documents)
         self.in_test = False
         self.continued = False
@@ -1312,7 +1342,21 @@ def parse(
         tuple(lexer.placeholders),
         tuple(lexer.written_files),
         tuple(lexer.embedded_python),
+        _unbound(lexer, text),
+        lexer.nounset,
     )
+
+
+def _unbound(lexer: _Lexer, text: str) -> tuple[tuple[str, int, int, int], ...]:
+    """The variables read under `set -u` before the line that gives them a default (see Script.unbound)."""
+    if not lexer.unset_reads or _FUNCTIONS.search(text):
+        return ()  # (a function's body runs when it is called, not where it is written)
+    found = []
+    for name, (line, column) in lexer.unset_reads.items():
+        default = lexer.defaulted.get(name)
+        if default is not None and default > line:
+            found.append((name, line, column, default))
+    return tuple(found)
 
 
 def _unclosed_from(text: str, at: int, quote: str) -> bool:
