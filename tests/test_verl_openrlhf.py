@@ -780,3 +780,12 @@ def test_an_array_element_added_on_some_paths_only_leaves_the_others_known():
     # an element set on some paths only may be missing, and so may its key: no verdict rests on it
     unset = script.replace("actor_rollout_ref.rollout.enforce_eager=False", "actor_rollout_ref.rollout.no_key=1")
     assert verl_codes(unset.replace("actor_rollout_ref.actor.no_such_key=1", "trainer.total_epochs=1")) == []
+
+
+def test_a_verdict_on_a_setting_the_launch_does_not_write_points_at_the_launch_command():
+    """No rollout name (GRPO010) and no micro batches (GRPO111), in a command on line 3 that writes none of the keys
+    the verdicts rest on: they point at that command (an editor underlines it), not at the script's first line."""
+    script = "set -e\nexport HYDRA_FULL_ERROR=1\npython3 -m verl.trainer.main_ppo trainer.experiment_name=x\n"
+    found = lint(script, VERL, "launch.sh")
+    assert {d.code for d in found} == {"GRPO010", "GRPO111"}
+    assert {(d.span.line, d.span.column) for d in found} == {(3, 1)}

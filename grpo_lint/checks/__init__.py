@@ -91,6 +91,12 @@ SEVERITY_VARIES = {
 }
 
 
+def file_start(plan: RunPlan) -> Span:
+    """Where a verdict about a setting nobody wrote points: the launch's command, else the file's first line."""
+    start = plan.document.start
+    return start if start is not None else Span.point(1, 1)
+
+
 def report(
     plan: RunPlan,
     code: str,

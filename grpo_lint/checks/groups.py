@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from packaging.version import Version
 
-from grpo_lint.checks import report, rule
+from grpo_lint.checks import file_start, report, rule
 from grpo_lint.checks.fixes import set_setting
 from grpo_lint.checks.messages import first_located, fw, name_of
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
@@ -23,9 +23,6 @@ from grpo_lint.groups import (
 )
 from grpo_lint.options import Options
 from grpo_lint.plan import RunPlan, Setting
-
-FILE_START = Span.point(1, 1)
-
 
 # Failures that do not depend on the number of processes.
 _ANY_WORLD = frozenset({"GRPO101"})
@@ -65,7 +62,7 @@ def _failures(plan: RunPlan, code: str) -> list[Failure]:
 
 def _anchor(plan: RunPlan, *names: str) -> Setting | Span:
     located = first_located(*(plan.get(n) for n in names), plan.world_size)
-    return located if located is not None else FILE_START
+    return located if located is not None else file_start(plan)
 
 
 def _batch_words(plan: RunPlan, batch: int) -> str:
@@ -310,7 +307,7 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
         valid = [k for k in range(2, 17) if (run.train_batch_size * k) % max(run.n_gpus, 1) == 0]
         choices = nearest(valid, 8, 3) or [8]
         fix = assignment(plan, label, spell_list(choices))
-        anchor = setting if setting.span else (estimator if estimator.span else FILE_START)
+        anchor = setting if setting.span else (estimator if estimator.span else file_start(plan))
         fixes = set_setting(plan, "num_generations", choices, near=8)
         yield report(plan, "GRPO101", message, anchor, fix=fix, severity=Severity.WARNING, key=label, fixes=fixes)
         return
@@ -326,7 +323,7 @@ def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
         message += f' {fw(plan)} stops {plan.group_rules.where}: "{run.estimator} requires n_samples_per_prompt > 1".'
     else:
         message += f" {fw(plan)} accepts it (its assert covers {run.estimator} only from 0.11.0)."
-    anchor = setting if setting.span else (estimator if estimator.span else FILE_START)
+    anchor = setting if setting.span else (estimator if estimator.span else file_start(plan))
     yield report(
         plan,
         "GRPO101",
@@ -640,7 +637,7 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             f"the run uses {what} ({reason}), and {fw(plan)} rejects this config on every such count up to 64: "
             "its batch can never be split into whole groups of "
             f"{name_of(plan, 'num_generations')} {plan.geometry.num_generations}",
-            world if world.span else FILE_START,
+            world if world.span else file_start(plan),
             fix=fix,
             severity=Severity.WARNING,
         )
@@ -651,7 +648,7 @@ def world_size_unknown(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         f"the run uses {what} ({reason}); with {fw(plan)} this config is valid on {spell_counts(valid)} "
         f"process{'es' if valid != [1] else ''} and rejected on the other counts; pass --world-size or launch "
         "it from a script to check exactly.",
-        world if world.span else FILE_START,
+        world if world.span else file_start(plan),
         fix=fix,
     )
 
@@ -666,7 +663,7 @@ def _env_ignored(plan: RunPlan) -> Iterator[Diagnostic]:
         "GRPO106",
         f"world size taken as 1 process ({world.origin}); the batch checks assume it. "
         f"With {fw(plan)} this config is {where}.",
-        world if world.span else FILE_START,
+        world if world.span else file_start(plan),
         fix="set NPROC_PER_NODE in the shell that runs `swift rlhf`, or upgrade to ms-swift 4.3 or later",
     )
 

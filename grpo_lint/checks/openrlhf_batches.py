@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from grpo_lint.checks import report, rule
+from grpo_lint.checks import file_start, report, rule
 from grpo_lint.checks.messages import fw, openrlhf_flag, written_at
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.groups import divisor_near
@@ -23,8 +23,6 @@ from grpo_lint.plan import RunPlan, Setting
 if TYPE_CHECKING:
     from grpo_lint.frameworks.openrlhf.frontend import OpenRLHFRun
 
-_START = Span.point(1, 1)
-
 
 def _run(plan: RunPlan) -> OpenRLHFRun | None:
     return plan.native if plan.framework == "openrlhf" else None
@@ -32,7 +30,7 @@ def _run(plan: RunPlan) -> OpenRLHFRun | None:
 
 def _at(plan: RunPlan, *names: str) -> Setting | Span:
     found = written_at(plan, *names)
-    return found if found is not None else _START
+    return found if found is not None else file_start(plan)
 
 
 def _flag(plan: RunPlan, name: str) -> str:

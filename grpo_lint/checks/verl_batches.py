@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from packaging.version import Version
 
-from grpo_lint.checks import report, rule
+from grpo_lint.checks import file_start, report, rule
 from grpo_lint.checks.fixes import set_setting
 from grpo_lint.checks.messages import assignment, fw, shown, written_at
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity, Span
@@ -27,8 +27,6 @@ from grpo_lint.plan import RunPlan, Setting
 if TYPE_CHECKING:
     from grpo_lint.frameworks.verl.frontend import VerlRun
 
-_START = Span.point(1, 1)
-
 
 def _verl(plan: RunPlan) -> VerlRun | None:
     return plan.native if plan.framework == "verl" else None
@@ -39,7 +37,7 @@ def _at(plan: RunPlan, *paths: str) -> Setting | Span:
     found = written_at(plan, *paths)
     if found is not None:
         return found
-    return plan.world_size if plan.world_size.span is not None else _START
+    return plan.world_size if plan.world_size.span is not None else file_start(plan)
 
 
 def _name(plan: RunPlan, path: str) -> str:

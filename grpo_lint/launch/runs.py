@@ -387,6 +387,8 @@ def _finish_run(run: Run) -> Run:
         if entry is not None:
             run.document.unknown_entries[name] = Entry(entry.key, None, entry.key_span, entry.value_span)
     run.document.unknown = frozenset(run.unresolved)
+    if run.launch.command.words:
+        run.document.start = run.launch.command.words[0].span
     return run
 
 

@@ -42,7 +42,7 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path",
-        "record", "text", "trainer", "unknown", "unknown_entries",
+        "record", "start", "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -60,6 +60,9 @@ class Document:
         self.unknown: frozenset[str] = frozenset()
         # Their entries (value None): the key rules still judge the names, no value rule sees them.
         self.unknown_entries: dict[str, Entry] = {}
+        # Where the config begins in its file: a launch's command (its first word) for the Document of a launch, so
+        # that a verdict about a key nobody wrote points at the command rather than at the script's first line.
+        self.start: Span | None = None
         # What kind of record of a run this file is ("W&B run config"), when it is not a config written
         # by hand: such a record lists every key the run logged, so unknown keys are not reported.
         self.record = ""
