@@ -1015,6 +1015,16 @@ def test_a_script_beside_the_launch_script_is_found_however_the_shell_spells_its
     write(root, {"scripts/run.sh": run.replace("--num_generations 3", "--num_generations 4")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
     assert codes(report, "run.sh") == []
+    # a wrapper that runs it with words of its own, spelling its folder with `cd --` and `dirname --` (the end of
+    # options, as verl's own scripts write them): the wrapper's words reach the base script
+    base = 'accelerate launch --num_processes 2 scripts/train_grpo.py --per_device_train_batch_size 4 "$@"\n'
+    wrap = 'SCRIPT_DIR=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)\nexec bash "${SCRIPT_DIR}/run.sh" {}\n'
+    write(root, {"scripts/run.sh": base, "scripts/wrap.sh": wrap.replace("{}", "--num_generations 3")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO102", "GRPO507"]  # when wrap.sh runs it (alone, `$@` is not known)
+    write(root, {"scripts/wrap.sh": wrap.replace("{}", "--num_generations 4")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    assert codes(report, "run.sh") == ["GRPO507"]
 
 
 def test_a_module_run_by_a_python_known_only_at_launch_is_followed(tmp_path, monkeypatch):

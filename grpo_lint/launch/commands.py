@@ -603,7 +603,7 @@ def _hydra_entry(script: Path | None, places: Places | None) -> Any:
 # The script's own folder as a script writes it: `$(dirname "$0")`, `$(dirname "${BASH_SOURCE[0]}")`,
 # `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)` (often kept in a SCRIPT_DIR variable), `${0%/*}`.
 _DIRNAME = r'\$\(dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|\{BASH_SOURCE(?:\[0\])?\}|BASH_SOURCE)"?\)'
-_OWN_DIR = rf'{_DIRNAME}|\$\(cd\s+"?{_DIRNAME}"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\)|\$\{{0%/\*\}}'
+_OWN_DIR = rf'{_DIRNAME}|\$\(cd\s+(?:--\s+)?"?{_DIRNAME}"?\s*(?:&&|;)\s*pwd(?:\s+-P)?\)|\$\{{0%/\*\}}'
 _BESIDE = lazy(rf"^(?:{_OWN_DIR})/([\w./-]+\.(?:sh|py))$")
 _NAMES_OWN_DIR = lazy(_OWN_DIR)
 
