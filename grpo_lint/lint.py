@@ -549,6 +549,10 @@ def lint_python(
                 f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""
             )
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
+    if not framework_source and not code.unsloth and selected("GRPO002", options):
+        unknown_keywords = _trainer_keywords(code, display)
+        if unknown_keywords and (workspace is None or not workspace.uses_unsloth):
+            diagnostics.extend(unknown_keywords)
     found = list(check_code(code._replace(path=display), modules, relative or ""))
     one = None
     if workspace is not None and relative and any(d.code in _PER_PROCESS for d in found):
@@ -575,6 +579,45 @@ def lint_python(
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 # The seeding rules whose finding holds only where several processes run the code.
 _PER_PROCESS = frozenset({"GRPO301", "GRPO302", "GRPO303", "GRPO305"})
+
+
+_TRAINER_FIXES = {
+    "tokenizer": "pass the tokenizer as `processing_class=`",
+    "ref_model": "delete it: GRPOTrainer builds its reference model from `model` itself (when beta > 0)",
+}
+
+
+def _trainer_keywords(code: Any, display: str) -> list[Diagnostic]:
+    """GRPO002: a keyword of a `GRPOTrainer(...)` call, TRL's by its import, that GRPOTrainer has taken in no release.
+    (Unsloth's patched trainer takes more, and importing Unsloth anywhere in the process patches TRL's: a file or a
+    repository that names Unsloth is not judged.)"""
+    from grpo_lint.frameworks.trl.fields import GRPO_TRAINER_ARGUMENTS
+
+    index = code.index
+    found = []
+    for call in code.trainer_calls:
+        head = call.callee.partition(".")[0]
+        imported = index.imports.get(head) if index is not None else None
+        if imported is None or imported.level != 0 or imported.module.split(".")[0] != "trl":
+            continue  # TRL's only where the file imports it from trl (a fork's or verifiers' may take more)
+        for keyword, span in call.keywords:
+            if keyword in GRPO_TRAINER_ARGUMENTS:
+                continue
+            found.append(
+                Diagnostic(
+                    "GRPO002",
+                    Severity.ERROR,
+                    f"`{keyword}` is no argument of TRL's GRPOTrainer in any release (0.14.0 to 1.16.0 take model, "
+                    "reward_funcs, args, the datasets, processing_class and a few more, and no `**kwargs`): Python "
+                    f'stops with "TypeError: GRPOTrainer.__init__() got an unexpected keyword argument '
+                    f"'{keyword}'\" before training.",
+                    display,
+                    span,
+                    key=f"GRPOTrainer.{keyword}",
+                    fix=_TRAINER_FIXES.get(keyword, f"delete `{keyword}=`, or pass it where it belongs"),
+                )
+            )
+    return found
 
 
 def _started(launch: Any, text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:

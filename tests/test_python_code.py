@@ -427,3 +427,32 @@ def test_a_key_of_another_trl_parser_class_says_where_it_belongs():
     (error,) = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 1"), kind="python").diagnostics
     assert (error.code, error.severity.name, error.span.line) == ("GRPO002", "ERROR", 2)
     assert "unexpected keyword argument 'use_peft'" in error.message and "peft_config=" in error.fix
+
+
+def test_a_keyword_no_release_of_grpo_trainer_takes_stops_the_script():
+    """`GRPOTrainer(model=m, ref_model=r, tokenizer=t)`: TRL's GRPOTrainer has taken `processing_class` (never
+    `tokenizer`) and builds its own reference model, with no `**kwargs`, from 0.14.0 on: a TypeError at start-up."""
+    text = (
+        "from trl import GRPOTrainer\n\n\ndef build(model, ref, tok, cfg, rewards):\n    return GRPOTrainer(\n"
+        "        model=model, ref_model=ref, args=cfg,\n        tokenizer=tok, reward_funcs=rewards,\n    )\n"
+    )
+    assert found(text) == [("GRPO002", 6), ("GRPO002", 7)]
+    fixed = text.replace("ref_model=ref, ", "").replace("tokenizer=tok", "processing_class=tok")
+    assert found(fixed) == []
+    # Unsloth's patched trainer takes more; a trainer of another package (verifiers, a fork) is its own
+    assert found("import unsloth\n" + text) == []
+    assert found(text.replace("from trl import GRPOTrainer", "from verifiers import GRPOTrainer")) == []
+    assert found(text.replace("from trl import GRPOTrainer\n", "")) == []  # origin not shown: not judged
+
+
+def test_a_repository_that_imports_unsloth_anywhere_runs_unsloths_grpo_trainer(tmp_path):
+    """Importing Unsloth in one module of the process (the model's) patches TRL's GRPOTrainer for every other:
+    `tokenizer=` in the training module is then Unsloth's to take."""
+    train = "from trl import GRPOTrainer\n\ntrainer = GRPOTrainer(model=m, args=a, tokenizer=t, reward_funcs=[])\n"
+    (tmp_path / "train.py").write_text(train)
+    (tmp_path / "requirements.txt").write_text("trl==0.20.0\n")
+    done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
+    assert [(d["code"], d["line"]) for d in json.loads(done.stdout)["diagnostics"]] == [("GRPO002", 3)]
+    (tmp_path / "model.py").write_text("from unsloth import FastLanguageModel\n")
+    done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
+    assert json.loads(done.stdout)["diagnostics"] == []

@@ -144,6 +144,13 @@ def _argparse_default(node: ast.Call) -> Any:
     return None
 
 
+class TrainerCall(Record):
+    """A `GRPOTrainer(...)` call: the keywords it passes by name, each with where it is written."""
+
+    callee: str  # as written (`GRPOTrainer`, `trl.GRPOTrainer`)
+    keywords: tuple[tuple[str, Span], ...]
+
+
 class ConfigCall(Record):
     """A `GRPOConfig(...)` call: its literal keyword arguments as entries."""
 
@@ -268,6 +275,7 @@ class PythonFile(Record):
     # "verl.trainer.main_ppo", ...])`): grpo_lint.sources.python_launches.
     launches: tuple[LaunchCall, ...] = ()
     positionals: tuple[str, ...] = ()  # argparse's positional arguments, in order (`add_argument("config")`)
+    trainer_calls: tuple[TrainerCall, ...] = ()  # `GRPOTrainer(...)` calls, with the keywords each passes
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -434,6 +442,7 @@ class _Visitor(ast.NodeVisitor):
         self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
         # what the rules read
         self.configs: list[ConfigCall] = []
+        self.trainer_calls: list[TrainerCall] = []
         self.seeds: list[Seed] = []
         self.helpers: list[Seed] = []
         self.random_uses: list[RandomUse] = []
@@ -534,6 +543,7 @@ class _Visitor(ast.NodeVisitor):
             frozenset(self.parsed_names),
             tuple(self.launches),
             tuple(self.positionals),
+            tuple(self.trainer_calls),
         )
 
     def _with_constants(self, call: ConfigCall) -> ConfigCall:
@@ -1023,6 +1033,9 @@ class _Visitor(ast.NodeVisitor):
             last in self.imports and self.imports[last].name == "GRPOConfig" and type(func) is ast.Name
         ):  # (`from trl import GRPOConfig as TRLGRPOConfig`)
             self.configs.append(self._config(node, name))
+        elif last == "GRPOTrainer" and node.keywords:
+            named = tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
+            self.trainer_calls.append(TrainerCall(name, named))
         elif last in PARSERS and node.args:
             first = node.args[0]
             items = first.elts if isinstance(first, ast.Tuple | ast.List) else [first]

@@ -108,6 +108,21 @@ class Workspace:
         return self._imports.get(framework)
 
     @cached_property
+    def uses_unsloth(self) -> bool:
+        """Whether any Python file, notebook or dependency statement of the repository names Unsloth (a byte search):
+        importing it anywhere in a process replaces TRL's trainers with Unsloth's for every module of it."""
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        for name in self.files:
+            if not name.endswith((".py", ".ipynb", ".txt", ".toml", ".cfg", ".lock", ".yml", ".yaml", ".sh")):
+                continue
+            data = read_file(self.root / name, 4 * 1024 * 1024, within=self.root)
+            if not isinstance(data, ReadProblem) and b"unsloth" in data.lower():
+                return True
+        return False
+
+    @cached_property
     def _imports(self) -> dict[str, str]:
         """The first module or notebook that imports each framework (a byte search, nothing parsed)."""
         import re

@@ -20,6 +20,15 @@ ACCELERATE_KEYS = (
     "gradient_clipping", "fsdp_version", "main_training_function", "debug_launch", "tpu",
 )  # fmt: skip
 
+# The arguments `GRPOTrainer.__init__` has taken in any release, 0.14.0 (the first with GRPO) to 1.16.0: read with
+# `ast` from trl/trainer/grpo_trainer.py at every tag 0.14.0-1.9.0 and from the installed 1.16.0's signature. No release
+# takes `**kwargs`, so any other keyword (`tokenizer=`, renamed `processing_class` before GRPO existed; `ref_model=`,
+# which GRPOTrainer builds itself) stops the script with a TypeError.
+GRPO_TRAINER_ARGUMENTS = frozenset({
+    "model", "reward_funcs", "args", "train_dataset", "eval_dataset", "processing_class", "reward_processing_classes",
+    "callbacks", "optimizers", "peft_config", "tools", "rollout_func", "environment_factory", "quantization_config",
+})  # fmt: skip
+
 LOSS_TYPES = (
     Choices("0.17.0", "0.22.0", ("grpo", "bnpo", "dr_grpo")),
     Choices("0.22.0", "0.26.0", ("grpo", "bnpo", "dr_grpo", "dapo")),
