@@ -549,6 +549,8 @@ def lint_python(
                 f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""
             )
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
+    if not framework_source and workspace is not None and selected("GRPO004", options):
+        diagnostics.extend(_grpo_before_release(text, display, options, workspace))
     if not framework_source and not code.unsloth and selected("GRPO002", options):
         unknown_keywords = _trainer_keywords(code, display)
         if unknown_keywords and (workspace is None or not workspace.uses_unsloth):
@@ -579,6 +581,36 @@ def lint_python(
 _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 # The seeding rules whose finding holds only where several processes run the code.
 _PER_PROCESS = frozenset({"GRPO301", "GRPO302", "GRPO303", "GRPO305"})
+
+
+# `from trl import GRPOTrainer` (or GRPOConfig; `from trl.trainer import ...` too): TRL's GRPO classes imported.
+_GRPO_IMPORT = lazy(r"^[ \t]*from[ \t]+trl(?:\.[\w.]+)?[ \t]+import[^\n]*?\b(GRPO(?:Config|Trainer))\b", re.M)
+
+
+def _grpo_before_release(text: str, display: str, options: Options, workspace: Workspace) -> list[Diagnostic]:
+    """GRPO004: TRL's GRPO classes imported where the repository pins TRL to a release before 0.14.0, which has none:
+    the import raises ImportError, so no GRPO run starts."""
+    match = _GRPO_IMPORT.search(text) if "GRPO" in text else None
+    if match is None:
+        return []
+    target = target_for("trl", options, workspace, path=display)
+    if not target.before_grpo:
+        return []
+    line = text.count("\n", 0, match.start(1)) + 1
+    column = match.start(1) - (text.rfind("\n", 0, match.start(1)) + 1) + 1
+    name = match.group(1)
+    return [
+        Diagnostic(
+            "GRPO004",
+            Severity.ERROR,
+            f"{target.source} pins TRL before 0.14.0, the first release with GRPO: it has no `{name}`, so this import "
+            f"raises \"ImportError: cannot import name '{name}' from 'trl'\" and no GRPO run starts.",
+            display,
+            Span(line, column, line, column + len(name)),
+            key=name,
+            fix="pin trl 0.14.0 or later (the release the code was written for)",
+        )
+    ]
 
 
 _TRAINER_FIXES = {

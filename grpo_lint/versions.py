@@ -73,6 +73,8 @@ class Target(Record):
     foreign: bool = False
     stated: str = ""  # an assumed release: the repository's statement it was assumed within ("" = none)
     git: bool = False  # that statement installs a git checkout (a branch, a commit): code that may lie between releases
+    # TRL pinned to a release before 0.14.0, the first with GRPO: `from trl import GRPOTrainer` fails under it.
+    before_grpo: bool = False
 
     def __str__(self) -> str:
         # Every message names the release, and packaging builds a version's text anew each time: kept per object
@@ -231,7 +233,8 @@ def resolve_target(
             # (`verl==0.3.0.post1` in a Modal image: a release before any grpo-lint knows, so no release's facts)
             first = FIRST_GRPO[framework]
             why = f"{pin.provenance} is older than any {DISPLAY[framework]} release grpo-lint knows ({first})"
-            return Target(framework, first, pin.provenance, uncertain=why, unknown=True, note=note)
+            before = framework == "trl"  # (TRL's 0.14.0 is its first release with GRPO at all)
+            return Target(framework, first, pin.provenance, uncertain=why, unknown=True, note=note, before_grpo=before)
         if pin.version is not None and pin.version >= FIRST_GRPO[framework]:
             target = _known(framework, pin.version, pin.provenance, keys, pin.allows, pin.exact, own)._replace(
                 git=pin.git

@@ -126,6 +126,14 @@ def test_an_install_command_in_prose_ends_where_its_code_span_does(tmp_path):
     ]  # and no `verl` from the words after the first code span
 
 
+def test_an_install_command_continued_over_lines_is_read_whole(tmp_path):
+    setup = "pip install --upgrade pip\npip install \\\n    transformers==4.41.0 \\\n    trl==0.19.1 \\\n"
+    files = {"scripts/setup.sh": setup + "    peft==0.10.0\necho trl==0.1.0 \\\n  done\n"}
+    statements = find_pins(write(tmp_path, files), sorted(files))
+    assert [p.provenance for p in statements.pins if "trl" in p.provenance] == ["scripts/setup.sh:4 trl==0.19.1"]
+    assert len(statements.pins) == 2  # transformers and trl (peft is no framework; echo installs nothing)
+
+
 def test_git_references_pin_the_release_their_tag_names_and_a_commit_pins_no_known_release(tmp_path):
     cases = {
         "trl[vllm] @ git+https://github.com/huggingface/trl.git@v0.16.0": ("0.16.0", "trl[vllm] @ git+"),
@@ -1046,3 +1054,20 @@ def test_an_omegaconf_interpolation_is_computed_where_the_repositorys_own_loader
         for note in summary["conf/train/default.yaml"]["not_checked"]
     )
     assert codes(report, "recipes/grpo.yaml") == ["GRPO003"]  # read by TRL's own parser: the text as written
+
+
+def test_trls_grpo_classes_imported_under_a_trl_before_grpo_stop_at_the_import(tmp_path, monkeypatch, uninstalled):
+    """A repository that pins TRL 0.7.8 (in a setup script's install command) and trains with `from trl import
+    GRPOConfig, GRPOTrainer`: GRPO arrived in TRL 0.14.0, so the import raises ImportError and no run starts."""
+    train = "from trl import GRPOConfig, GRPOTrainer\n\nconfig = GRPOConfig(num_generations=4)\n"
+    root = write(tmp_path, {"setup.sh": "pip install \\\n  trl==0.7.8 \\\n  peft\n", "train.py": train})
+    _, report = lint(root, monkeypatch)
+    (found,) = report["diagnostics"]
+    assert (found["code"], found["path"], found["line"], found["column"]) == ("GRPO004", "./train.py", 1, 17)
+    assert "setup.sh:2 trl==0.7.8" in found["message"]
+    write(root, {"setup.sh": "pip install trl==0.14.0\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report) == []
+    write(root, {"setup.sh": "pip install trl==0.7.8\n", "train.py": "from trl import SFTTrainer\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report) == []  # no GRPO class imported: another trainer's script

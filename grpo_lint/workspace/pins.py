@@ -536,16 +536,36 @@ def _install_arguments(line: str) -> list[str]:
 
 
 def _install_lines(text: str) -> Lines:
+    """The requirements of each install command, at the line that names each; a command continued over several
+    lines (`pip install \\` then one requirement per line) is read whole."""
     found: Lines = []
     project_installed = False  # a line before installed the project itself (`-e .`, `.[dev]`)
-    for number, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        first = index
+        while lines[index].rstrip().endswith("\\") and index + 1 < len(lines) and index - first < 200:
+            index += 1
+        block = lines[first : index + 1]
+        index += 1
+        line = block[0]
         if "install" not in line or line.lstrip().startswith("#"):
             continue
-        items = _install_arguments(line)
-        kind = REPLACES if project_installed else INSTALL
-        found.extend((number, item, kind) for item in items)
-        project_installed = project_installed or any(_installs_the_project(item) for item in items)
+        if len(block) == 1:
+            commands = [line]
+        else:  # (`pip install -e . && \\` then `pip install git+...`: each command in turn)
+            commands = _COMMANDS.split(" ".join(part.rstrip().removesuffix("\\") for part in block))
+        for command in commands:
+            items = _install_arguments(command)
+            kind = REPLACES if project_installed else INSTALL
+            for item in items:
+                offset = next((k for k, part in enumerate(block) if item in part), 0)
+                found.append((first + 1 + offset, item, kind))
+            project_installed = project_installed or any(_installs_the_project(item) for item in items)
     return found
+
+
+_COMMANDS = lazy(r"&&|\|\||;")
 
 
 def _installs_the_project(item: str) -> bool:
