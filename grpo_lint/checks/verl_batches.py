@@ -312,8 +312,9 @@ def mini_batch_per_gpu(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         yield report(
             plan,
             "GRPO110",
-            f"{text} is not a whole number per rank: verl floor-divides it to {per_gpu}, so each optimizer step "
-            f"trains on {per_gpu * dp} of the {total} responses and silently drops the rest.",
+            f"{text} is not a whole number per rank: verl floor-divides it to {per_gpu} per rank, so each optimizer "
+            f"step trains on {per_gpu * dp} responses, not {total}: every training step makes more, smaller updates "
+            "than the mini batch says (each rank's data is split into chunks of that size, the last one shorter).",
             where,
             fix=fix_even,
             severity=Severity.WARNING,
