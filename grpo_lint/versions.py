@@ -198,7 +198,7 @@ def resolve_target(
             version = None
         if version is not None and version >= FIRST_GRPO[framework]:
             return _known(framework, version, "recorded in the file", keys)
-    fork = repository.fork(framework) if repository is not None else None
+    fork = repository.fork(framework, path) if repository is not None else None
     if fork is not None:
         where = f"the copy of {DISPLAY[framework]} in {fork.package}/"
         if fork.overlay and not fork.mapped:
@@ -329,7 +329,7 @@ def _table(framework: str) -> Any:
 class Repository(Protocol):
     """What target resolution needs from the workspace (see grpo_lint.workspace)."""
 
-    def fork(self, framework: str) -> Fork | None: ...
+    def fork(self, framework: str, path: str = "") -> Fork | None: ...
 
     def statement(self, framework: str, path: str = "") -> tuple[Pin | None, str]: ...
 

@@ -328,6 +328,26 @@ def test_a_vendored_verl_is_the_schema_and_its_own_files_are_not_user_configs(tm
     assert target["release_known"] is False
 
 
+def test_a_copy_nested_in_a_bundled_project_is_that_projects_and_the_shallowest_is_the_repositorys(
+    tmp_path, monkeypatch, uninstalled
+):
+    """`verl/` is the repository's copy (0.6.1); `verl/third_party/proj/verl/` is a bundled project's own older copy
+    (0.1), which sorts first by name. The repository's scripts run its own copy; the project's scripts, run from their
+    project, run the project's."""
+    run = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4\n"
+    nested = "verl/third_party/proj"
+    write(tmp_path, {
+        "README.md": "x\n",
+        "verl/__init__.py": "", "verl/trainer/main_ppo.py": "def main(): ...\n", "verl/version/version": "0.6.1\n",
+        f"{nested}/verl/__init__.py": "", f"{nested}/verl/trainer/main_ppo.py": "def main(): ...\n",
+        f"{nested}/verl/version/version": "0.1\n", "scripts/run.sh": run, f"{nested}/examples/run.sh": run,
+    })  # fmt: skip
+    _, report = lint(tmp_path, monkeypatch, ".")
+    versions = {t["source"]: t["version"] for t in report["summary"]["targets"]}
+    # (neither copy holds a config grpo-lint can read: each is said once, with its own version)
+    assert versions == {"the copy of verl in verl/": "0.6.1", f"the copy of verl in {nested}/verl/": "0.4.0"}
+
+
 def test_a_copy_older_than_any_known_release_keeps_only_release_independent_errors(tmp_path, monkeypatch, uninstalled):
     """Logic-RL and Search-R1 ship verl 0.1, which had no mini-batch assertion: what 0.4.0 (the oldest
     release grpo-lint knows) rejects is no error of it, while greedy sampling stays an error. A mini batch above the

@@ -79,9 +79,24 @@ class Workspace:
 
     @cached_property
     def forks(self) -> dict[str, Fork]:
-        from grpo_lint.workspace.forks import find_forks
+        """The repository's own copy of each framework: the shallowest."""
+        from grpo_lint.workspace.forks import read_fork
 
-        return find_forks(self.root, self.files)
+        present = set(self.files) if self._copies else set()
+        return {
+            framework: read_fork(framework, self.root, packages[0], present)
+            for framework, packages in self._copies.items()
+        }
+
+    @cached_property
+    def _copies(self) -> dict[str, list[str]]:
+        from grpo_lint.workspace.forks import find_copies
+
+        return find_copies(self.root, self.files)
+
+    @cached_property
+    def _nested(self) -> dict[tuple[str, str], Fork]:
+        return {}
 
     @cached_property
     def modules(self) -> Modules:
@@ -184,7 +199,21 @@ class Workspace:
                 return folder, library
         return None
 
-    def fork(self, framework: str) -> Fork | None:
+    def fork(self, framework: str, path: str | Path = "") -> Fork | None:
+        """The copy of a framework that a file's runs use: the deepest copy whose project folder holds the file (a
+        project the repository bundles, with its own `verl/`, runs that), else the repository's own."""
+        packages = self._copies.get(framework, ())
+        if path and len(packages) > 1:
+            relative = self.relative(path)
+            for package in sorted(packages[1:], key=lambda p: -p.count("/")):
+                project = package.rpartition("/")[0]
+                if project and relative.startswith(project + "/"):
+                    key = (framework, package)
+                    if key not in self._nested:
+                        from grpo_lint.workspace.forks import read_fork
+
+                        self._nested[key] = read_fork(framework, self.root, package, set(self.files))
+                    return self._nested[key]
         return self.forks.get(framework)
 
     def statement(self, framework: str, path: str | Path = "") -> tuple[Pin | None, str]:

@@ -31,19 +31,26 @@ _VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
 
 def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
     """The shallowest copy of each framework among the repository's files."""
-    present: set[str] | None = None
-    forks: dict[str, Fork] = {}
-    for name in _named_like_markers(files):
+    copies = find_copies(root, files)
+    present = set(files) if copies else set()
+    return {framework: read_fork(framework, root, packages[0], present) for framework, packages in copies.items()}
+
+
+def find_copies(root: Path, files: list[str]) -> dict[str, list[str]]:
+    """The package folder of every copy of each framework among the repository's files, shallowest first (a copy
+    nested in a project the repository bundles, `verl/third_party/x/verl/`, comes after the repository's own)."""
+    copies: dict[str, list[str]] = {}
+    # Shallowest first (a copy nested in a project bundled under the copy, `verl/third_party/x/verl/`, sorts before
+    # `verl/trainer/` by name): the repository's own copy is the one nearest its root.
+    for name in sorted(_named_like_markers(files), key=lambda name: name.count("/")):
         for framework, markers in _MARKERS.items():
-            if framework in forks:
-                continue
             for marker in markers:
                 suffix = f"{_PACKAGE[framework]}/{marker}"
                 if (name == suffix or name.endswith("/" + suffix)) and inside(root / name, root):
                     package = name[: -len(marker) - 1]
-                    present = set(files) if present is None else present
-                    forks[framework] = _read_fork(framework, root, package, present)
-    return forks
+                    if package not in copies.setdefault(framework, []):
+                        copies[framework].append(package)
+    return copies
 
 
 def _named_like_markers(files: list[str]) -> list[str]:
@@ -65,7 +72,7 @@ def fork_sources(forks: dict[str, Fork]) -> tuple[str, ...]:
     return tuple(fork.package + "/" for fork in forks.values())
 
 
-def _read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fork:
+def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fork:
     version = _version(framework, root, package, present)
     if framework == "verl":
         schemas = _verl_schemas(root / package, package, present)
