@@ -399,6 +399,25 @@ def test_a_module_its_package_does_not_hold_never_starts(tmp_path, monkeypatch):
     assert codes(report, "run.sh") == []
 
 
+def test_a_training_entry_of_verl_the_copy_does_not_hold_never_starts(tmp_path, monkeypatch):
+    """`python -m verl.trainer.main_grpo actor_rollout_ref...` where the repository's copy of verl holds no such module
+    (deleted, or never there): Python stops with "No module named", whatever the entry's name. An evaluation entry
+    (`verl.trainer.eval_x`) is no GRPO run and is not judged."""
+    root = write(tmp_path, {
+        "README.md": "x\n", "verl/__init__.py": "", "verl/trainer/__init__.py": "", "verl/trainer/main_ppo.py": MAIN,
+        "verl/trainer/config/ppo_trainer.yaml": CONFIG, "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        "run.sh": f"python3 -m verl.trainer.main_grpo {N4}\n",
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO508"]
+    write(root, {"verl/trainer/main_grpo.py": MAIN})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report, "run.sh")
+    write(root, {"run.sh": f"python3 -m verl.trainer.eval_chess {N4}\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
 def test_a_reward_file_the_repository_does_not_hold_stops_verl(tmp_path, monkeypatch):
     run = 'PROJECT_DIR="$(pwd)"\npython3 -m my_rl.trainer.main_ppo {N4} custom_reward_function.path={path}\n'
     root = fork(tmp_path, run.format(N4=N4, path="recipe/math/reward.py"))

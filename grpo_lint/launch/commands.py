@@ -204,6 +204,8 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
 
 
 _MODULE = lazy(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# A module named as a training entry (`main_grpo`, `train_ppo`, `grpo_main`), not an evaluation's or a generation's.
+_TRAINING_ENTRY = lazy(r"^main_(?!gen|eval)|grpo|ppo|dapo|rloo|^train")
 
 
 def started_file(command: Command, places: Places) -> tuple[Path | None, Setting | None] | None:
@@ -353,6 +355,14 @@ def _program(
         if first in ("-m", "--module") and _missing_module(target, places):
             return launch._replace(missing=target)
         return launch
+    if (
+        first in ("-m", "--module")
+        and target.startswith("verl.")
+        and _TRAINING_ENTRY.search(target.rpartition(".")[2])
+        and any(w.text.lstrip("+~").startswith("actor_rollout_ref.") for w in args)
+        and _missing_module(target, places)
+    ):  # `python -m verl.trainer.main_grpo actor_rollout_ref...=...`: a training entry the copy does not hold
+        return _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target, missing=target)
     if target in ("swift.cli.rlhf",) or target_path.endswith("swift/cli/rlhf.py"):
         bypass = None
         if launcher == "python" and ("NPROC_PER_NODE" in command.env or "NNODES" in command.env):
