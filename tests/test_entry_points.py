@@ -1263,3 +1263,32 @@ def test_a_script_that_hands_its_command_line_to_verls_main_is_verls_entry(tmp_p
     write(root, {"scripts/train.py": helper, "run.sh": run.format(mini=128)})
     _, report = lint(root, monkeypatch)
     assert "GRPO109" not in codes(report, "run.sh")
+
+
+def test_an_unknown_flag_of_an_openrlhf_copy_names_the_copys_parser(tmp_path, monkeypatch):
+    """A repository that runs its own copy of OpenRLHF (`openrlhf/cli/train_ppo_ray.py`, its own flags): a flag the
+    copy's argparse lacks stops the run, and the message names that parser, not a release's."""
+    parser = (
+        "import argparse\n\n\ndef main():\n    parser = argparse.ArgumentParser()\n"
+        + "".join(
+            f'    parser.add_argument("--{flag}", type=int, default=1)\n'
+            for flag in ("n_samples_per_prompt", "rollout_batch_size", "train_batch_size", "my_fork_flag")
+        )
+        + '    parser.add_argument("--advantage_estimator", type=str, default="gae")\n'
+        + "    return parser.parse_args()\n"
+    )
+    run = (
+        "python3 -m openrlhf.cli.train_ppo_ray --advantage_estimator group_norm --n_samples_per_prompt 8 "
+        "--my_fork_flag 2 {extra}\n"
+    )
+    files = {
+        "README.md": "x\n", "openrlhf/__init__.py": "", "openrlhf/cli/__init__.py": "",
+        "openrlhf/cli/train_ppo_ray.py": parser, "version.txt": "0.8.5\n", "run.sh": run.format(extra=""),
+    }  # fmt: skip
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch)
+    assert "GRPO002" not in codes(report, "run.sh")  # the copy's own flag is known
+    write(root, {"run.sh": run.format(extra="--no_such_flag 1")})
+    _, report = lint(root, monkeypatch)
+    (unknown,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert "not a flag of the train_ppo_ray of the OpenRLHF copy in openrlhf/" in unknown["message"]

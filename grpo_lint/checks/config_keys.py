@@ -422,10 +422,17 @@ def _verl_added(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
 def _openrlhf_unknown(plan: RunPlan, finding: KeyFinding) -> Diagnostic:
     flag = finding.entry.key
     hint = f" Did you mean `--{finding.suggestion}`?" if finding.suggestion else ""
+    fork = plan.target.fork
+    # (the flags of the repository's own copy are what its launches are checked against, not a release's)
+    parser = (
+        f"the train_ppo_ray of the {plan.target.framework_name} copy in {fork.package}/"
+        if fork is not None and fork.mapped
+        else f"{fw(plan)} train_ppo_ray"
+    )
     return report(
         plan,
         "GRPO002",
-        f"`{flag}` is not a flag of {fw(plan)} train_ppo_ray.{hint} argparse stops at start-up: "
+        f"`{flag}` is not a flag of {parser}.{hint} argparse stops at start-up: "
         f'"error: unrecognized arguments: {flag}"',
         finding.entry,
         fix=f"`--{finding.suggestion}`" if finding.suggestion else f"delete `{flag}`",
