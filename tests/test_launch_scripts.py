@@ -180,6 +180,19 @@ def test_cut_off_hydra_overrides_and_commands_with_their_environment_on_another_
     assert parse("run --a 1  # note\necho b=c\n", "s.sh").cutoffs == []
 
 
+def test_an_empty_line_inside_a_continued_command_ends_it():
+    text = (
+        "swift rlhf \\\n  --rlhf_type grpo \\\n  --per_device_train_batch_size 4 \\\n\n"
+        "  --num_generations 4 \\\n  --temperature 0.9\n"
+    )
+    cut = [d for d in script(text).diagnostics if d.code == "GRPO501"]
+    assert [(d.span.line, d.span.column) for d in cut] == [(4, 1)]
+    assert "--num_generations, --temperature on line 5" in cut[0].message
+    assert "GRPO501" not in codes(text.replace(" \\\n\n", " \\\n"))
+    # an empty line after a finished command, then another command: no cut
+    assert "GRPO501" not in codes(text.replace("4 \\\n\n", "4\n\necho done\n"))
+
+
 def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():
     text = (
         "NPROC_PER_NODE=4 \\\nswift rlhf \\\n  --rlhf_type grpo \\\n  --per_device_train_batch_size 3 \\\n"

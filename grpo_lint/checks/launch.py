@@ -25,7 +25,12 @@ if TYPE_CHECKING:
     from grpo_lint.sources.shell import Command, Script
 
 _RULES = (
-    ("GRPO501", "comment-ends-command", Severity.ERROR, "A commented-out line inside a `\\`-continued command."),
+    (
+        "GRPO501",
+        "comment-ends-command",
+        Severity.ERROR,
+        "A commented-out (or empty) line inside a `\\`-continued command.",
+    ),
     ("GRPO502", "swift-vllm-device-map", Severity.ERROR, "ms-swift with vLLM where a process sees several GPUs."),
     ("GRPO503", "launcher-bypassed", Severity.WARNING, "The launch bypasses the distributed launcher."),
     ("GRPO504", "rollout-gpus-overlap", Severity.WARNING, "The vLLM server and the training share GPUs."),
@@ -47,6 +52,7 @@ def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]],
     launches = [launch for launch, _ in pairs]
     found: list[Diagnostic] = []
     found.extend(_cut_off(script, launches))
+    found.extend(_blank_line_cut(script, launches))
     found.extend(_never_starts(script, launches))
     found.extend(_unbound(script, launches))
     for launch, plan in pairs:
@@ -77,6 +83,40 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             f"never reach the run (the shell then tries to run `{cut.lost[0].text}` as a command)",
             cut.comment,
             "delete the commented-out line, or move it below the command",
+        )
+
+
+def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    """GRPO501: a launch whose last line ends in `\\` before an empty line: bash continues the command into the
+    empty line, which ends it, and the indented flags or overrides below run as commands of their own."""
+    from grpo_lint.sources.shell import looks_like_override
+
+    lines = script.lines
+    for launch in launches:
+        last = max(word.span.end_line for word in launch.command.words)
+        if last >= len(lines) - 1 or not lines[last - 1].rstrip().endswith("\\") or lines[last].strip():
+            continue
+        lost: list[tuple[int, str]] = []
+        for number in range(last + 2, min(len(lines), last + 400) + 1):
+            text = lines[number - 1]
+            if not text.strip() or text.lstrip().startswith("#"):
+                break
+            words = text.split()
+            lost.extend((number, w.split("=", 1)[0]) for w in words if w.startswith("--") or looks_like_override(w))
+            if not text.rstrip().endswith("\\"):
+                break
+        if not lost:
+            continue  # (the next lines are other commands)
+        flags = [name for _, name in lost]
+        listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
+        program = " ".join(w.text for w in launch.command.words[:2])
+        yield _diagnostic(
+            "GRPO501",
+            f"this empty line ends the `{program}` command of line {launch.command.line}: the `\\` on line {last} "
+            f"continues it into the empty line, so {listed} on line {lost[0][0]} onwards never reach the run (the "
+            "shell then tries to run them as commands of their own)",
+            Span.point(last + 1, 1),
+            "delete the empty line (a `\\`-continued command has no empty lines)",
         )
 
 
