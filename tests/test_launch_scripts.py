@@ -191,6 +191,8 @@ def test_an_empty_line_inside_a_continued_command_ends_it():
     assert "GRPO501" not in codes(text.replace(" \\\n\n", " \\\n"))
     # an empty line after a finished command, then another command: no cut
     assert "GRPO501" not in codes(text.replace("4 \\\n\n", "4\n\necho done\n"))
+    # a stray `\` on a command's last line, then an empty line and the next command: no words are lost
+    assert "GRPO501" not in codes(text.replace("\n\n  --num_generations", "\n\nswift rlhf --rlhf_type grpo \\\n  --x"))
 
 
 def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():

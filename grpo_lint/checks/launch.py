@@ -102,6 +102,8 @@ def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnost
             if not text.strip() or text.lstrip().startswith("#"):
                 break
             words = text.split()
+            if number == last + 2 and not (words[0].startswith("--") or looks_like_override(words[0])):
+                break  # the next command (`python train.py \` after an empty line), not words of this one
             lost.extend((number, w.split("=", 1)[0]) for w in words if w.startswith("--") or looks_like_override(w))
             if not text.rstrip().endswith("\\"):
                 break
