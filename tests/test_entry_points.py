@@ -416,6 +416,10 @@ def test_a_training_entry_of_verl_the_copy_does_not_hold_never_starts(tmp_path, 
     write(root, {"run.sh": f"python3 -m verl.trainer.eval_chess {N4}\n"})
     _, report = lint(root, monkeypatch)
     assert codes(report, "run.sh") == []
+    # after a `cd` to another checkout (`${REPO_ROOT}/luffy/verl`), the package that runs is that checkout's
+    write(root, {"run.sh": f'cd "${{REPO_ROOT}}/luffy/verl"\npython3 -m verl.mix_src.main_mix_ppo {N4}\n'})
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report, "run.sh")
 
 
 def test_a_reward_file_the_repository_does_not_hold_stops_verl(tmp_path, monkeypatch):

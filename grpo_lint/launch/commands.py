@@ -558,8 +558,9 @@ def _shared(a: list[str], b: list[str]) -> int:
 
 
 def _missing_module(module: str, places: Places | None) -> bool:
-    """Whether `-m module` names a module of a package the repository holds that is not in it."""
-    if places is None or places.modules is None or "." not in module:
+    """Whether `-m module` names a module of a package the repository holds that is not in it. Not after a `cd` to a
+    folder the repository does not show (`cd "${REPO_ROOT}/other/verl"`): the package there may be another's."""
+    if places is None or places.modules is None or "." not in module or places.lost:
         return False
     if places.modules.module_file(module, 0, "") is not None:
         return False
