@@ -117,6 +117,15 @@ def test_a_default_that_starts_with_a_tilde_is_the_home_folder_not_known_before_
     assert command.words[2].known and command.words[3].known  # `~x` (a user's home) kept as written; quoted `~`
 
 
+def test_a_callers_array_element_added_on_some_paths_stays_its_own_word_in_the_called_script():
+    caller = 'P=(a.b=1)\nif [ -n "$Y" ]; then\n  P+=(d.e=2)\nfi\nexec bash base.sh "${P[@]}"\n'
+    (call,) = parse(caller, "wrap.sh").commands
+    passed = list(call.words[[w.text for w in call.words].index("base.sh") + 1 :])
+    assert [(w.text, w.unknown) for w in passed] == [("a.b=1", ()), ("d.e=2", ("P[1]",))]
+    (command,) = parse('run x=1 "$@"\n', "base.sh", arguments=passed).commands
+    assert [(w.text, w.unknown) for w in command.words[1:]] == [("x=1", ()), ("a.b=1", ()), ("d.e=2", ("P[1]",))]
+
+
 def test_arithmetic_is_bash_arithmetic_without_eval():
     assert words_of("A=6\nrun $((A * 2 ** 3 / 5)) $(( -7 / 2 )) $((1 << 70)) $((2 ** 2 ** 100)) $((1/0))\n") == [
         ["run", "9", "-3", "64", "1", "$((1/0))"]  # as bash 5 prints them

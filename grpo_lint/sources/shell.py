@@ -379,6 +379,7 @@ def _plain_end(stop: str) -> re.Pattern[str]:
 
 
 _ARGS = "\x00args"  # the positional arguments, kept as an array no script can name
+_ELEMENT_TAG = lazy(r"[A-Za-z_]\w*\[\d+\]")  # `EXTRA[1]`: an array element added on some paths only
 _FUNCTIONS = lazy(r"\(\)\s*\{|^\s*function\s", re.M)
 # Commands that change the positional arguments, or functions with their own: `$1` is then not the caller's word.
 _REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|\(\)\s*\{|^\s*function\s", re.M)
@@ -1044,6 +1045,9 @@ class _Lexer:
                 unknown.extend(tag if u == name else u for u in element.unknown)
             else:
                 unknown.extend(element.unknown)
+                for tag in element.unknown:  # (an element a caller's array added on some paths: still its own word's)
+                    if separate and tag.endswith("]") and _ELEMENT_TAG.fullmatch(tag):
+                        self.element_tags[tag] = element.text
             self.budget[0] -= len(element.text) + 1
         if self.budget[0] < 0:
             unknown.append(written)
