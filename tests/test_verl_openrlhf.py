@@ -789,3 +789,18 @@ def test_a_verdict_on_a_setting_the_launch_does_not_write_points_at_the_launch_c
     found = lint(script, VERL, "launch.sh")
     assert {d.code for d in found} == {"GRPO010", "GRPO111"}
     assert {(d.span.line, d.span.column) for d in found} == {(3, 1)}
+
+
+def test_a_group_of_one_in_verls_fully_async_trainer():
+    """verl's fully async trainer samples rollout.n responses per prompt as the main trainer does: n=1 written with
+    a group estimator is a group of one (the other batch rules are its own and stay unjudged)."""
+    script = verl(actor_rollout_ref__rollout__n="1").replace(
+        "verl.trainer.main_ppo", "verl.experimental.fully_async_policy.fully_async_main"
+    )
+    found = [d for d in lint(script, VERL, "launch.sh") if d.code == "GRPO101"]
+    assert [(d.severity.name, "fully_async_main" in d.message) for d in found] == [("WARNING", True)]
+    assert [
+        d for d in lint(script.replace("rollout.n=1", "rollout.n=4"), VERL, "launch.sh") if d.code == "GRPO101"
+    ] == []
+    recipe = script.replace("verl.experimental.fully_async_policy.fully_async_main", "recipe.dapo.main_dapo")
+    assert [d for d in lint(recipe, VERL, "launch.sh") if d.code == "GRPO101"] == []  # a recipe's own groups

@@ -282,13 +282,43 @@ def _distillation_only(plan: RunPlan) -> bool:
     )
 
 
+def _own_trainer_group_of_one(plan: RunPlan, n: int) -> Iterator[Diagnostic]:
+    """verl's own other trainers (`verl.experimental.fully_async_policy.fully_async_main`, the one-step-off-policy
+    `main_ppo`) sample `actor_rollout_ref.rollout.n` responses per prompt as the main trainer does: a group estimator
+    with `rollout.n=1` written is a group of one there too. (A recipe's or a fork's trainer forms its own groups.)"""
+    from grpo_lint.frameworks.verl.frontend import GROUP_ESTIMATORS
+
+    entry = str(getattr(plan.document.hydra, "entry", "") or "")
+    setting, estimator = plan.get("num_generations"), plan.get("algorithm.adv_estimator")
+    if plan.framework != "verl" or not entry.startswith("verl.experimental.") or setting.span is None:
+        return
+    if _set_to_unknown(plan) or estimator.value not in GROUP_ESTIMATORS:
+        return
+    label = setting.label("actor_rollout_ref.rollout.n")
+    yield report(
+        plan,
+        "GRPO101",
+        f"{label} {n} with {estimator.label('algorithm.adv_estimator')} {estimator.value}: {entry} samples "
+        "rollout.n responses per prompt as verl's main trainer does, and the advantage is a response's reward "
+        "relative to the other responses to the same prompt, which a group of one does not have: no baseline, "
+        "no GRPO.",
+        setting,
+        fix=f"{label}=8, or another group size of at least 2",
+        severity=Severity.WARNING,
+        key=label,
+    )
+
+
 def _ray_group_too_small(plan: RunPlan) -> Iterator[Diagnostic]:
     """verl and OpenRLHF: a group estimator with one sample per prompt."""
     from grpo_lint.checks.messages import assignment
 
     n = plan.geometry.num_generations
-    if n >= 2 or plan.native is None:
-        return  # no native run: a verl trainer other than main_ppo, which forms its own groups
+    if n >= 2:
+        return
+    if plan.native is None:  # a verl trainer other than main_ppo
+        yield from _own_trainer_group_of_one(plan, n)
+        return
     setting = plan.get("num_generations")
     if _set_to_unknown(plan):
         return  # GRPO507 says the value is not known; the default must not be blamed
