@@ -544,6 +544,11 @@ def lint_python(
             )
         where = f"line {call.span.line}: "
         unchecked.extend(where + reason for reason in linted.unchecked)
+        if call.spread:  # (`GRPOConfig(**config["grpo"])`: the keys and values the mapping gives are the code's)
+            unchecked.append(
+                f"{where}the fields a `**mapping` (or a positional argument) of the call gives are computed by the "
+                "code, not known before launch"
+            )
         if call.unknown:  # (`num_generations=cfg.group_size`: the code computes it, and no verdict rests on it)
             shown = ", ".join(call.unknown[:6]) + (
                 f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""

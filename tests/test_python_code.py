@@ -413,6 +413,16 @@ def test_values_the_code_computes_are_listed_as_not_checked():
     assert not any("computed by the code" in line for line in literal.unchecked)
 
 
+def test_a_mapping_spread_into_the_call_is_listed_as_not_checked():
+    text = 'from trl import GRPOConfig\ncfg = GRPOConfig(output_dir="o", **config["grpo"])\n'
+    result = lint_text(text, "t.py", options_from("--target trl==1.16.0 --world-size 1"), kind="python")
+    assert result.diagnostics == []
+    assert any("line 2: the fields a `**mapping`" in line for line in result.unchecked)
+    bare = text.replace(', **config["grpo"]', "")
+    plain = lint_text(bare, "t.py", options_from("--target trl==1.16.0"), kind="python")
+    assert not any("**mapping" in line for line in plain.unchecked)
+
+
 def test_a_grpo_config_imported_under_another_name_is_trls():
     aliased = "from trl import GRPOConfig as TRLGRPOConfig\ncfg = TRLGRPOConfig(num_generations=1)\n"
     assert found(aliased) == [("GRPO101", 2)]
