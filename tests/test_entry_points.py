@@ -819,6 +819,33 @@ GRPOTrainer(model="m", args=config, reward_funcs=[]).train()
 """
 
 
+def test_a_flag_the_scripts_own_argparse_parser_lacks_stops_the_run(tmp_path, monkeypatch, uninstalled):
+    """`python train.py --save_freq 100` where train.py's argparse parser, shown whole in the file, has no such option:
+    argparse stops at start-up ("unrecognized arguments"). A unique prefix of an option is that option; a parser
+    handed to a helper, or read with parse_known_args, may take any flag."""
+    run = "python train.py --n 4 --bs 4 {more}\n"
+    root = write(
+        tmp_path, {"README.md": "x\n", "train.py": ARGPARSE_TRAIN, "run.sh": run.format(more="--save_freq 100")}
+    )
+    _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+    (unknown,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert (unknown["line"], unknown["column"], unknown["key"]) == (1, 30, "--save_freq")
+    assert "unrecognized arguments: --save_freq" in unknown["message"]
+    for accepted in ("--gam 0.5", "--sync_ref_model", "--beta=0.1"):
+        write(root, {"run.sh": run.format(more=accepted)})
+        _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+        assert "GRPO002" not in codes(report, "run.sh"), accepted
+    write(root, {"run.sh": run.format(more="--save_freq 100")})
+    for open_parser in (
+        ARGPARSE_TRAIN.replace("args = parser.parse_args()", "add_logging_args(parser)\nargs = parser.parse_args()"),
+        ARGPARSE_TRAIN.replace("args = parser.parse_args()", "args, _ = parser.parse_known_args()"),
+        ARGPARSE_TRAIN.replace("argparse.ArgumentParser()", "argparse.ArgumentParser(parents=[base])"),
+    ):
+        write(root, {"train.py": open_parser})
+        _, report = lint(root, monkeypatch, "--target", "trl==0.20.0", ".")
+        assert "GRPO002" not in codes(report, "run.sh")
+
+
 def test_a_scripts_own_argparse_feeds_its_grpo_config_and_its_defaults_are_the_runs(tmp_path, monkeypatch, uninstalled):
     run = "accelerate launch --num_processes 2 train.py --sync_ref_model --gamma 0.5 {more}\n"
     root = write(tmp_path, {"README.md": "x\n", "train.py": ARGPARSE_TRAIN, "run.sh": run.format(more="")})

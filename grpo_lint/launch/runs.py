@@ -169,6 +169,7 @@ def _run(
             file_entries = {}  # (read above for its place and its problems: not found, not YAML)
     computed: dict[str, Entry] = {}
     if own_script:
+        result.problems.extend(_unrecognized(launch, places))
         through = through_hydra(launch, places, result) or through_argparse(
             launch, places, given, unresolved, result, script
         )
@@ -341,6 +342,45 @@ def _not_executable(found: Path, root: Path) -> str | None:
     if stored is None:
         return f"its file mode is {mode & 0o777:o}"
     return None if stored == "100755" else f"git stores it as {stored}"
+
+
+def _unrecognized(launch: Launch, places: Places) -> list[Diagnostic]:
+    """GRPO002: a flag the launched script's own argparse parser does not define, where the parser is shown whole in
+    the script (built and read with parse_args() there, every option literal, none handed in from elsewhere):
+    argparse stops at start-up with "unrecognized arguments". A unique prefix of an option is that option (argparse's
+    allow_abbrev)."""
+    modules = places.modules
+    found = resolve_file(launch.script, places) if launch.script is not None and modules is not None else None
+    relative = modules.relative(found) if found is not None else None
+    code = modules.code(relative) if relative is not None else None
+    options = code.strict_options if code is not None else None
+    if not options:
+        return []
+    problems: list[Diagnostic] = []
+    longs = [o for o in options if o.startswith("--")]
+    for word in launch.args:
+        flag = word.text.partition("=")[0]
+        if not word.known or not _is_flag(flag) or flag in ("-h", "--help", "--"):
+            continue
+        if flag in options or (flag.startswith("--") and any(o.startswith(flag) for o in longs)):
+            continue
+        from grpo_lint.frameworks.fields import closest
+
+        near = closest(flag, longs)
+        problems.append(
+            Diagnostic(
+                "GRPO002",
+                Severity.ERROR,
+                f"`{flag}` is no option of {relative}'s argparse parser (its {len(options)} options are all defined "
+                f'there){f"; did you mean `{near}`?" if near else ""}: argparse stops at start-up: "error: '
+                f'unrecognized arguments: {flag}".',
+                "",
+                word.span,
+                key=flag,
+                fix=f"`{near}`" if near else f"delete `{flag}` (and its value)",
+            )
+        )
+    return problems
 
 
 def _permission_denied(word: Word, found: Path, root: Path, stored: str) -> Diagnostic:

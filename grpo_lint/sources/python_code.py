@@ -276,6 +276,9 @@ class PythonFile(Record):
     launches: tuple[LaunchCall, ...] = ()
     positionals: tuple[str, ...] = ()  # argparse's positional arguments, in order (`add_argument("config")`)
     trainer_calls: tuple[TrainerCall, ...] = ()  # `GRPOTrainer(...)` calls, with the keywords each passes
+    # The option strings of an argparse parser shown whole in this file (see _Visitor.option_strings); None when the
+    # file has no such parser: then the flags it accepts are not known from it.
+    strict_options: frozenset[str] | None = None
 
 
 def read(text: str, path: str) -> PythonFile | ReadProblem:
@@ -437,6 +440,14 @@ class _Visitor(ast.NodeVisitor):
         self.flags: dict[str, Any] = {}
         self.flag_defaults: dict[str, Any] = {}  # argparse dest -> its default (NOT_LITERAL when not one)
         self.positionals: list[str] = []  # argparse's positional arguments, in order
+        # Every option string of the file's argparse parser as written (`-n`, `--num-generations`), and whether the
+        # parser is all shown here: ArgumentParser(...) built and read with parse_args() in this file, options all
+        # literal, no parents, sub-commands or parse_known_args, and the parser handed to no other function.
+        self.option_strings: set[str] = set()
+        self.parser_vars: set[str] = set()
+        self.argparse_calls = 0  # ArgumentParser(...) built
+        self.argparse_strict_reads = 0  # parse_args() called
+        self.argparse_open = False
         self.parsed_names: set[str] = set()  # names bound to what an argparse parser returned
         self.hydra: HydraApp | None = None
         self.parse_calls: list[tuple[str, tuple[tuple[str, Any], ...]]] = []
@@ -544,7 +555,12 @@ class _Visitor(ast.NodeVisitor):
             tuple(self.launches),
             tuple(self.positionals),
             tuple(self.trainer_calls),
+            self._strict_options(),
         )
+
+    def _strict_options(self) -> frozenset[str] | None:
+        shown = self.argparse_calls == 1 and self.argparse_strict_reads == 1 and not self.argparse_open
+        return frozenset(self.option_strings) if shown and self.option_strings else None
 
     def _with_constants(self, call: ConfigCall) -> ConfigCall:
         """The call with each keyword that names a constant given its value: `num_generations=G` where `G = 8` is
@@ -845,6 +861,8 @@ class _Visitor(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         self.visit(node.value)
         value = node.value
+        if isinstance(value, ast.Call) and _called_name(value.func) == "ArgumentParser":
+            self.parser_vars.update(t.id for t in node.targets if isinstance(t, ast.Name))
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARGPARSE:
             for target in node.targets:  # `args = parser.parse_args()`, `args, rest = parser.parse_known_args()`
                 first = target.elts[0] if isinstance(target, ast.Tuple) and target.elts else target
@@ -932,6 +950,16 @@ class _Visitor(ast.NodeVisitor):
         for scope in self.scopes:
             names.update(scope.loads)
         return names
+
+    def _argparse_fact(self, node: ast.Call, last: str) -> None:
+        if last == "ArgumentParser":
+            self.argparse_calls += 1
+            if any(k.arg in ("parents", "fromfile_prefix_chars") or k.arg is None for k in node.keywords):
+                self.argparse_open = True
+        elif last == "parse_args" and not node.args and not node.keywords:
+            self.argparse_strict_reads += 1
+        else:  # parse_known_args, parse_intermixed_args, add_subparsers, parse_args(list): not what the launch gives
+            self.argparse_open = True
 
     def _calls_loader(self, value: ast.expr) -> bool:
         return bool(self.loaders) and type(value) is ast.Call and getattr(value.func, "id", None) in self.loaders
@@ -1029,6 +1057,13 @@ class _Visitor(ast.NodeVisitor):
             self._launch(node, last)
         elif self.launching and last in ("append", "extend", "insert") and isinstance(func, ast.Attribute):
             self._changed(func.value)
+        if last in _ARGPARSE_FACTS:
+            self._argparse_fact(node, last)
+        elif self.parser_vars and any(
+            isinstance(a, ast.Name) and a.id in self.parser_vars
+            for a in (*node.args, *(k.value for k in node.keywords))
+        ):
+            self.argparse_open = True  # the parser handed to another function, which may add options
         if last == "GRPOConfig" or (
             last in self.imports and self.imports[last].name == "GRPOConfig" and type(func) is ast.Name
         ):  # (`from trl import GRPOConfig as TRLGRPOConfig`)
@@ -1046,6 +1081,9 @@ class _Visitor(ast.NodeVisitor):
             self.parse_calls.append((last, tuple((k.arg, literal(k.value)) for k in node.keywords if k.arg)))
         elif last == "add_argument":
             flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            if len(flags) != len(node.args):
+                self.argparse_open = True  # (`add_argument(*names)`, a computed option string)
+            self.option_strings.update(f for f in flags if f.startswith("-"))
             long = [f for f in flags if f.startswith("--")] or [f for f in flags if f.startswith("-")]
             default = next((literal(k.value) for k in node.keywords if k.arg == "default"), None)
             for flag in long:
@@ -1301,6 +1339,15 @@ class _Visitor(ast.NodeVisitor):
 
 
 _ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
+
+
+_ARGPARSE_FACTS = frozenset({
+    "ArgumentParser", "parse_args", "parse_known_args", "parse_intermixed_args", "add_subparsers",
+})  # fmt: skip
+
+
+def _called_name(func: ast.expr) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 _PARSE_METHODS = frozenset({
