@@ -74,8 +74,7 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
         if launch is None:
             continue
         flags = [w.text.split("=", 1)[0] for w in cut.lost if w.text.startswith("--") or looks_like_override(w.text)]
-        listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
-        program = " ".join(w.text for w in launch.command.words[:2])
+        listed, program = _cut_words(flags, launch)
         yield _diagnostic(
             "GRPO501",
             f"this comment ends the `{program}` command of line {cut.command_line}: a `\\` inside a comment "
@@ -84,6 +83,12 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             cut.comment,
             "delete the commented-out line, or move it below the command",
         )
+
+
+def _cut_words(flags: list[str], launch: Launch) -> tuple[str, str]:
+    """The flags a cut drops, as a message lists them, and the command's program (`python -m`, `swift rlhf`)."""
+    listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
+    return listed, " ".join(w.text for w in launch.command.words[:2])
 
 
 def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
@@ -109,9 +114,7 @@ def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnost
                 break
         if not lost:
             continue  # (the next lines are other commands)
-        flags = [name for _, name in lost]
-        listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
-        program = " ".join(w.text for w in launch.command.words[:2])
+        listed, program = _cut_words([name for _, name in lost], launch)
         yield _diagnostic(
             "GRPO501",
             f"this empty line ends the `{program}` command of line {launch.command.line}: the `\\` on line {last} "
