@@ -94,7 +94,27 @@ def _lint_workspace(workspace: Workspace, options: Options) -> Report:
     _one_release_per_premise(results, candidates, kinds, others, options)
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
+    _once_each(files)
     return Report(files, workspace)
+
+
+def _once_each(files: list[FileResult]) -> None:
+    """A diagnostic said once: several launches that run one script (or name one config) each carry the finding
+    about a line of that file, which is reported in that file, and the file's own lint may carry it too."""
+    import os
+
+    seen: set[tuple] = set()
+    for result in files:
+        if not result.diagnostics:
+            continue
+        kept = []
+        for d in result.diagnostics:
+            at = (d.span.line, d.span.column, d.span.end_line, d.span.end_column) if d.span is not None else None
+            key = (os.path.normpath(d.path), at, d.code, d.message)
+            if key not in seen:
+                seen.add(key)
+                kept.append(d)
+        result.diagnostics = kept
 
 
 def _parse_python_ahead(

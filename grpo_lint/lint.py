@@ -188,7 +188,7 @@ def lint_document(
     if selected("GRPO013", options):
         from grpo_lint.premises import release_ties
 
-        diagnostics.extend(release_ties(plan))
+        diagnostics.extend(_in_own_file(release_ties(plan)))
     result = FileResult(document.path, "linted", diagnostics, document.text, str(target), [plan], document.format)
     result.unchecked = unchecked
     return result
@@ -270,11 +270,13 @@ def _plan(framework: str, document: Document, target: Target, options: Options, 
 def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:
     from grpo_lint.checks import run_all
 
-    return [
-        d._replace(path=d.span.path) if d.span is not None and d.span.path else d
-        for d in run_all(plan, options)
-        if selected(d.code, options)
-    ]
+    return _in_own_file(d for d in run_all(plan, options) if selected(d.code, options))
+
+
+def _in_own_file(diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """Each diagnostic in the file its span is in (a value a launch takes from a script's GRPOConfig call or a
+    config file the script loads is reported there, not at that line number of the launch script)."""
+    return [d._replace(path=d.span.path) if d.span is not None and d.span.path else d for d in diagnostics]
 
 
 def _release_error(diagnostic: Diagnostic) -> bool:

@@ -1323,3 +1323,18 @@ def test_an_unknown_flag_of_an_openrlhf_copy_names_the_copys_parser(tmp_path, mo
     _, report = lint(root, monkeypatch)
     (unknown,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
     assert "not a flag of the train_ppo_ray of the OpenRLHF copy in openrlhf/" in unknown["message"]
+
+
+def test_a_finding_about_a_line_of_the_launched_script_is_reported_there_once(tmp_path, monkeypatch):
+    """A launch of a script whose GRPOConfig(...) call writes a key some releases lack (GRPO013, where the pin allows
+    every release): the finding is about the script's line, so it is reported in the script, once, however many
+    launch scripts run it (it was reported at that line number of each launch script too)."""
+    train = ARGPARSE_TRAIN.replace('    output_dir="o",\n', '    output_dir="o",\n    max_prompt_length=512,\n')
+    root = write(tmp_path, {
+        "README.md": "x\n", "requirements.txt": "trl>=0.14\n", "train.py": train,
+        "run_a.sh": "python train.py --n 4\n", "run_b.sh": "python train.py --n 8 --bs 8\n",
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch)
+    ties = [(d["path"].removeprefix("./"), d["line"]) for d in report["diagnostics"] if d["code"] == "GRPO013"]
+    assert ("train.py", 12) in ties and len(ties) == len(set(ties))  # max_prompt_length's line, once
+    assert {path for path, _ in ties} == {"train.py"}
