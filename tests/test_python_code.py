@@ -463,6 +463,16 @@ def test_a_repository_that_imports_unsloth_anywhere_runs_unsloths_grpo_trainer(t
     (tmp_path / "requirements.txt").write_text("trl==0.20.0\n")
     done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
     assert [(d["code"], d["line"]) for d in json.loads(done.stdout)["diagnostics"]] == [("GRPO002", 3)]
-    (tmp_path / "model.py").write_text("from unsloth import FastLanguageModel\n")
+    # Unsloth named in words only (a docstring, a comment, a parameter's name): nothing imports it
+    words = '"""Swap in Unsloth\'s fast generate if you like."""\n# from unsloth import X\nuse_unsloth_fast = False\n'
+    (tmp_path / "model.py").write_text(words)
     done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
-    assert json.loads(done.stdout)["diagnostics"] == []
+    assert [d["code"] for d in json.loads(done.stdout)["diagnostics"]] == ["GRPO002"]
+    for statement in ("from unsloth import FastLanguageModel\n", "import os\nimport unsloth\n"):
+        (tmp_path / "model.py").write_text(statement)
+        done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
+        assert json.loads(done.stdout)["diagnostics"] == [], statement
+    (tmp_path / "model.py").unlink()
+    (tmp_path / "requirements.txt").write_text("trl==0.20.0\nunsloth==2025.6.1\n")
+    done = run_cli("--format", "json", "--isolated", ".", cwd=tmp_path)
+    assert json.loads(done.stdout)["diagnostics"] == []  # installed with the run's requirements

@@ -124,17 +124,31 @@ class Workspace:
 
     @cached_property
     def uses_unsloth(self) -> bool:
-        """Whether any Python file, notebook or dependency statement of the repository names Unsloth (a byte search):
-        importing it anywhere in a process replaces TRL's trainers with Unsloth's for every module of it."""
+        """Whether the repository imports or installs Unsloth (an import in a Python file or a notebook, a requirement,
+        an install line; a word in a comment or a name is not one): importing it anywhere in a process replaces
+        TRL's trainers with Unsloth's for every module of it."""
+        import re
+
         from grpo_lint.sources.document import ReadProblem
         from grpo_lint.sources.reading import read_file
 
+        statement = re.compile(
+            rb"""(?:^|["'\s])(?:import\s+unsloth\b|from\s+unsloth\b)"""  # an import
+            rb"""|^\s*unsloth(?:\[[^\]\n]*\])?\s*(?:[=<>~!;@]|$)"""  # a requirements file's line
+            rb"""|["']unsloth(?:\[[^\]\n]*\])?\s*(?:[=<>~!;@][^"'\n]*)?["']"""  # a quoted requirement, a lock's name
+            rb"""|\binstall\b[^\n#]*\s["']?unsloth\b""",  # an install line
+            re.M,
+        )
         for name in self.files:
-            if not name.endswith((".py", ".ipynb", ".txt", ".toml", ".cfg", ".lock", ".yml", ".yaml", ".sh")):
+            if not name.endswith((".py", ".ipynb", ".txt", ".toml", ".cfg", ".lock", ".yml", ".yaml", ".sh", ".in")):
                 continue
             data = read_file(self.root / name, 4 * 1024 * 1024, within=self.root)
-            if not isinstance(data, ReadProblem) and b"unsloth" in data.lower():
-                return True
+            if isinstance(data, ReadProblem) or b"nsloth" not in data:
+                continue
+            for match in statement.finditer(data):
+                line_start = data.rfind(b"\n", 0, match.start()) + 1
+                if not data[line_start : match.start()].lstrip().startswith(b"#"):
+                    return True  # (not in a comment)
         return False
 
     @cached_property
