@@ -620,6 +620,11 @@ def _grpo_before_release(text: str, display: str, options: Options, workspace: W
     ]
 
 
+# transformers' Trainer.train(resume_from_checkpoint, trial, ignore_keys_for_eval): 5.23.0 takes no other keyword;
+# 4.x takes **kwargs and raises TypeError on any but the deprecated `model_path` (trainer.py).
+_TRAIN_ARGUMENTS = frozenset({"resume_from_checkpoint", "trial", "ignore_keys_for_eval", "model_path"})
+_CONFIG_FIELDS_IN_TRAIN = frozenset({"max_steps", "num_train_epochs", "learning_rate", "output_dir", "logging_steps"})
+
 _TRAINER_FIXES = {
     "tokenizer": "pass the tokenizer as `processing_class=`",
     "ref_model": "delete it: GRPOTrainer builds its reference model from `model` itself (when beta > 0)",
@@ -634,11 +639,36 @@ def _trainer_keywords(code: Any, display: str) -> list[Diagnostic]:
 
     index = code.index
     found = []
+
+    def trls(callee: str) -> bool:  # TRL's only where the file imports it from trl (a fork's or verifiers' may differ)
+        imported = index.imports.get(callee.partition(".")[0]) if index is not None else None
+        return imported is not None and imported.level == 0 and imported.module.split(".")[0] == "trl"
+
+    for call in code.train_calls:
+        if not trls(call.callee):
+            continue
+        for keyword, span in call.keywords:
+            if keyword in _TRAIN_ARGUMENTS:
+                continue
+            found.append(
+                Diagnostic(
+                    "GRPO002",
+                    Severity.ERROR,
+                    f"`{keyword}` is no argument of the trainer's train(): transformers' Trainer.train takes "
+                    "resume_from_checkpoint, trial and ignore_keys_for_eval (5.x: no other keyword; 4.x: a deprecated "
+                    "model_path too) and stops with a TypeError on any other (an unexpected keyword argument) before "
+                    "the first step.",
+                    display,
+                    span,
+                    key=f"train.{keyword}",
+                    fix=f"set `{keyword}` in GRPOConfig(...) (the trainer's args), not in train()"
+                    if keyword in _CONFIG_FIELDS_IN_TRAIN
+                    else f"delete `{keyword}=`",
+                )
+            )
     for call in code.trainer_calls:
-        head = call.callee.partition(".")[0]
-        imported = index.imports.get(head) if index is not None else None
-        if imported is None or imported.level != 0 or imported.module.split(".")[0] != "trl":
-            continue  # TRL's only where the file imports it from trl (a fork's or verifiers' may take more)
+        if not trls(call.callee):
+            continue
         for keyword, span in call.keywords:
             if keyword in GRPO_TRAINER_ARGUMENTS:
                 continue

@@ -455,6 +455,20 @@ def test_a_keyword_no_release_of_grpo_trainer_takes_stops_the_script():
     assert found(text.replace("from trl import GRPOTrainer\n", "")) == []  # origin not shown: not judged
 
 
+def test_a_keyword_transformers_train_does_not_take_stops_the_run():
+    """`trainer.train(max_steps=10)` on TRL's GRPOTrainer: transformers' Trainer.train takes resume_from_checkpoint,
+    trial and ignore_keys_for_eval, and raises TypeError on any other keyword."""
+    text = (
+        "from trl import GRPOConfig, GRPOTrainer\n\ntrainer = GRPOTrainer(model=m, args=GRPOConfig(output_dir='o'), "
+        "reward_funcs=[])\ntrainer.train(max_steps=10)\n"
+    )
+    assert found(text) == [("GRPO002", 4)]
+    assert found(text.replace("max_steps=10", "resume_from_checkpoint=True")) == []
+    chained = "from trl import GRPOTrainer\nGRPOTrainer(model=m, args=a, reward_funcs=[]).train(max_steps=3)\n"
+    assert found(chained) == [("GRPO002", 2)]
+    assert found(text.replace("from trl import", "from mylib import")) == []  # another library's trainer
+
+
 def test_a_repository_that_imports_unsloth_anywhere_runs_unsloths_grpo_trainer(tmp_path):
     """Importing Unsloth in one module of the process (the model's) patches TRL's GRPOTrainer for every other:
     `tokenizer=` in the training module is then Unsloth's to take."""

@@ -276,6 +276,7 @@ class PythonFile(Record):
     launches: tuple[LaunchCall, ...] = ()
     positionals: tuple[str, ...] = ()  # argparse's positional arguments, in order (`add_argument("config")`)
     trainer_calls: tuple[TrainerCall, ...] = ()  # `GRPOTrainer(...)` calls, with the keywords each passes
+    train_calls: tuple[TrainerCall, ...] = ()  # `trainer.train(...)` of a GRPOTrainer (callee: the trainer's class)
     # The option strings of an argparse parser shown whole in this file (see _Visitor.option_strings); None when the
     # file has no such parser: then the flags it accepts are not known from it.
     strict_options: frozenset[str] | None = None
@@ -454,6 +455,8 @@ class _Visitor(ast.NodeVisitor):
         # what the rules read
         self.configs: list[ConfigCall] = []
         self.trainer_calls: list[TrainerCall] = []
+        self.trainer_vars: dict[str, str] = {}  # `trainer = GRPOTrainer(...)`: the name -> the callee as written
+        self.train_calls: list[TrainerCall] = []  # `trainer.train(...)` of such a name, with its keywords
         self.seeds: list[Seed] = []
         self.helpers: list[Seed] = []
         self.random_uses: list[RandomUse] = []
@@ -555,6 +558,7 @@ class _Visitor(ast.NodeVisitor):
             tuple(self.launches),
             tuple(self.positionals),
             tuple(self.trainer_calls),
+            tuple(self.train_calls),
             self._strict_options(),
         )
 
@@ -863,6 +867,8 @@ class _Visitor(ast.NodeVisitor):
         value = node.value
         if isinstance(value, ast.Call) and _called_name(value.func) == "ArgumentParser":
             self.parser_vars.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        if isinstance(value, ast.Call) and _called_name(value.func) == "GRPOTrainer":
+            self.trainer_vars.update((t.id, dotted(value.func)) for t in node.targets if isinstance(t, ast.Name))
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _ARGPARSE:
             for target in node.targets:  # `args = parser.parse_args()`, `args, rest = parser.parse_known_args()`
                 first = target.elts[0] if isinstance(target, ast.Tuple) and target.elts else target
@@ -1071,6 +1077,18 @@ class _Visitor(ast.NodeVisitor):
         elif last == "GRPOTrainer" and node.keywords:
             named = tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
             self.trainer_calls.append(TrainerCall(name, named))
+        elif last == "train" and node.keywords and isinstance(func, ast.Attribute):
+            owner = func.value
+            callee = (
+                self.trainer_vars.get(owner.id)
+                if isinstance(owner, ast.Name)
+                else dotted(owner.func)
+                if isinstance(owner, ast.Call) and _called_name(owner.func) == "GRPOTrainer"
+                else None
+            )
+            if callee:  # `trainer.train(max_steps=10)` of a GRPOTrainer
+                named = tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
+                self.train_calls.append(TrainerCall(callee, named))
         elif last in PARSERS and node.args:
             first = node.args[0]
             items = first.elts if isinstance(first, ast.Tuple | ast.List) else [first]
