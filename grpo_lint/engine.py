@@ -100,20 +100,27 @@ def _lint_workspace(workspace: Workspace, options: Options) -> Report:
 
 def _once_each(files: list[FileResult]) -> None:
     """A diagnostic said once: several launches that run one script (or name one config) each carry the finding
-    about a line of that file, which is reported in that file, and the file's own lint may carry it too."""
+    about a line of that file, which is reported in that file, and the file's own lint may carry it too. Only the
+    files such findings point into are looked at (a run without any costs nothing)."""
     import os
 
+    into = {os.path.normpath(d.path) for result in files for d in result.diagnostics if d.path != result.path}
+    if not into:
+        return
     seen: set[tuple] = set()
     for result in files:
         if not result.diagnostics:
             continue
         kept = []
         for d in result.diagnostics:
-            at = (d.span.line, d.span.column, d.span.end_line, d.span.end_column) if d.span is not None else None
-            key = (os.path.normpath(d.path), at, d.code, d.message)
-            if key not in seen:
+            path = os.path.normpath(d.path)
+            if path in into:
+                at = (d.span.line, d.span.column, d.span.end_line, d.span.end_column) if d.span is not None else None
+                key = (path, at, d.code, d.message)
+                if key in seen:
+                    continue
                 seen.add(key)
-                kept.append(d)
+            kept.append(d)
         result.diagnostics = kept
 
 
