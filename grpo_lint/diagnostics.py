@@ -112,3 +112,8 @@ class Diagnostic(Record):
     def sort_key(self) -> tuple[str, int, int, str]:
         span = self.span
         return (self.path, span.line if span else 0, span.column if span else 0, self.code)
+
+
+def first_of(names: list[str], limit: int) -> str:
+    """How a message lists names: the first `limit`, then how many more (`a, b, c and 4 more`)."""
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Severity, Span, first_of
 from grpo_lint.limits import CLIP, MAX_MESSAGE
 from grpo_lint.options import Options
 from grpo_lint.patterns import lazy
@@ -179,9 +179,7 @@ def lint_document(
         # (verl's own main_ppo of a copy, its tree not followed: `--config-path="$CONFIG_PATH"` not known before launch)
         unchecked.append(f"the keys of the config tree the run composes: {hydra.not_composed}")
     if loaded:
-        shown = ", ".join(f"`{key}`" for key in loaded[:6]) + (
-            f" and {len(loaded) - 6} more" if len(loaded) > 6 else ""
-        )
+        shown = first_of([f"`{key}`" for key in loaded], 6)
         unchecked.append(
             f"the values of {shown}: OmegaConf interpolations (`${{...}}`), computed when the config is loaded"
         )
@@ -242,7 +240,7 @@ def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:
     scripts = workspace.grpo_scripts
     if not scripts or any(not p.keys_known or p.keeps_unknown for _, p in scripts):
         return frozenset()
-    names = ", ".join(name for name, _ in scripts[:3]) + (f" and {len(scripts) - 3} more" if len(scripts) > 3 else "")
+    names = first_of([name for name, _ in scripts], 3)
     document.parser = f"{ASSUMED_READER}one of the repository's GRPO training scripts ({names}) reads it"
     trainers = {p.own_trainer for _, p in scripts}
     if len(trainers) == 1:
@@ -552,9 +550,7 @@ def lint_python(
                 "code, not known before launch"
             )
         if call.unknown:  # (`num_generations=cfg.group_size`: the code computes it, and no verdict rests on it)
-            shown = ", ".join(call.unknown[:6]) + (
-                f" and {len(call.unknown) - 6} more" if len(call.unknown) > 6 else ""
-            )
+            shown = first_of(list(call.unknown), 6)
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
     if not framework_source and workspace is not None and selected("GRPO004", options):
         diagnostics.extend(_grpo_before_release(text, display, options, workspace))
@@ -632,61 +628,59 @@ _TRAINER_FIXES = {
 
 
 def _trainer_keywords(code: Any, display: str) -> list[Diagnostic]:
-    """GRPO002: a keyword of a `GRPOTrainer(...)` call, TRL's by its import, that GRPOTrainer has taken in no release.
-    (Unsloth's patched trainer takes more, and importing Unsloth anywhere in the process patches TRL's: a file or a
-    repository that names Unsloth is not judged.)"""
+    """GRPO002: a keyword of a `GRPOTrainer(...)` call, TRL's by its import, that GRPOTrainer has taken in no release,
+    and one of its `trainer.train(...)` that transformers' Trainer.train does not take. (Unsloth's patched trainer
+    takes more, and importing Unsloth anywhere in the process patches TRL's: such a file or repository is not
+    judged.)"""
     from grpo_lint.frameworks.trl.fields import GRPO_TRAINER_ARGUMENTS
 
-    index = code.index
     found = []
-
-    def trls(callee: str) -> bool:  # TRL's only where the file imports it from trl (a fork's or verifiers' may differ)
-        imported = index.imports.get(callee.partition(".")[0]) if index is not None else None
-        return imported is not None and imported.level == 0 and imported.module.split(".")[0] == "trl"
-
-    for call in code.train_calls:
-        if not trls(call.callee):
-            continue
-        for keyword, span in call.keywords:
-            if keyword in _TRAIN_ARGUMENTS:
-                continue
-            found.append(
-                Diagnostic(
-                    "GRPO002",
-                    Severity.ERROR,
-                    f"`{keyword}` is no argument of the trainer's train(): transformers' Trainer.train takes "
-                    "resume_from_checkpoint, trial and ignore_keys_for_eval (5.x: no other keyword; 4.x: a deprecated "
-                    "model_path too) and stops with a TypeError on any other (an unexpected keyword argument) before "
-                    "the first step.",
-                    display,
-                    span,
-                    key=f"train.{keyword}",
-                    fix=f"set `{keyword}` in GRPOConfig(...) (the trainer's args), not in train()"
-                    if keyword in _CONFIG_FIELDS_IN_TRAIN
-                    else f"delete `{keyword}=`",
-                )
-            )
-    for call in code.trainer_calls:
-        if not trls(call.callee):
-            continue
-        for keyword, span in call.keywords:
-            if keyword in GRPO_TRAINER_ARGUMENTS:
-                continue
-            found.append(
-                Diagnostic(
-                    "GRPO002",
-                    Severity.ERROR,
-                    f"`{keyword}` is no argument of TRL's GRPOTrainer in any release (0.14.0 to 1.16.0 take model, "
-                    "reward_funcs, args, the datasets, processing_class and a few more, and no `**kwargs`): Python "
-                    f'stops with "TypeError: GRPOTrainer.__init__() got an unexpected keyword argument '
-                    f"'{keyword}'\" before training.",
-                    display,
-                    span,
-                    key=f"GRPOTrainer.{keyword}",
-                    fix=_TRAINER_FIXES.get(keyword, f"delete `{keyword}=`, or pass it where it belongs"),
-                )
-            )
+    for calls, allowed, unknown in (
+        (code.trainer_calls, GRPO_TRAINER_ARGUMENTS, _unknown_trainer_keyword),
+        (code.train_calls, _TRAIN_ARGUMENTS, _unknown_train_keyword),
+    ):
+        for call in calls:
+            if _from_trl(call.callee, code.index):  # (a fork's or verifiers' trainer may take more)
+                found.extend(unknown(kw, span, display) for kw, span in call.keywords if kw not in allowed)
     return found
+
+
+def _from_trl(callee: str, index: Any) -> bool:
+    """Whether the file imports the name a call starts with from TRL (stricter than _trls: an origin not shown is not
+    TRL's here, as a verdict would be an error)."""
+    imported = index.imports.get(callee.partition(".")[0]) if index is not None else None
+    return imported is not None and imported.level == 0 and imported.module.split(".")[0] == "trl"
+
+
+def _unknown_trainer_keyword(keyword: str, span: Span, display: str) -> Diagnostic:
+    return Diagnostic(
+        "GRPO002",
+        Severity.ERROR,
+        f"`{keyword}` is no argument of TRL's GRPOTrainer in any release (0.14.0 to 1.16.0 take model, reward_funcs, "
+        'args, the datasets, processing_class and a few more, and no `**kwargs`): Python stops with "TypeError: '
+        f"GRPOTrainer.__init__() got an unexpected keyword argument '{keyword}'\" before training.",
+        display,
+        span,
+        key=f"GRPOTrainer.{keyword}",
+        fix=_TRAINER_FIXES.get(keyword, f"delete `{keyword}=`, or pass it where it belongs"),
+    )
+
+
+def _unknown_train_keyword(keyword: str, span: Span, display: str) -> Diagnostic:
+    in_config = keyword in _CONFIG_FIELDS_IN_TRAIN
+    return Diagnostic(
+        "GRPO002",
+        Severity.ERROR,
+        f"`{keyword}` is no argument of the trainer's train(): transformers' Trainer.train takes "
+        "resume_from_checkpoint, trial and ignore_keys_for_eval (5.x: no other keyword; 4.x: a deprecated model_path "
+        "too) and stops with a TypeError on any other (an unexpected keyword argument) before the first step.",
+        display,
+        span,
+        key=f"train.{keyword}",
+        fix=f"set `{keyword}` in GRPOConfig(...) (the trainer's args), not in train()"
+        if in_config
+        else f"delete `{keyword}=`",
+    )
 
 
 def _started(launch: Any, text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version
 
-from grpo_lint.diagnostics import Diagnostic, Severity
+from grpo_lint.diagnostics import Diagnostic, Severity, first_of
 from grpo_lint.records import Record
 from grpo_lint.setting import Setting
 
@@ -327,7 +327,7 @@ def _tie(
     )
     entries = sorted((entry for _, entry in group), key=lambda entry: entry.key_span.line)
     many = len(entries) > 1
-    keys = ", ".join(f"`{e.key}`" for e in entries[:3]) + (f" and {len(entries) - 3} more" if len(entries) > 3 else "")
+    keys = first_of([f"`{e.key}`" for e in entries], 3)
     return Diagnostic(
         "GRPO013",
         Severity.INFO,

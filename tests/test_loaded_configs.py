@@ -233,3 +233,7 @@ def test_a_config_loaded_by_a_helper_of_the_script_from_its_positional_argument(
     other = HELPER.replace("        return yaml.safe_load(f)\n", "        return {'training': {}}\n")
     root = _repository(tmp_path, "python train.py configs/big.yaml\n", n=8, more={"train.py": other})
     assert errors(lint(root, monkeypatch, ".")[1]) == []
+    # nor one that loads a file of its own rather than the one it is given
+    fixed = HELPER.replace('open(config_path, "r")', 'open("configs/base.yaml")')
+    root = _repository(tmp_path, "python train.py configs/big.yaml\n", n=8, more={"train.py": fixed})
+    assert errors(lint(root, monkeypatch, ".")[1]) == []

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from packaging.version import Version
 
 from grpo_lint.checks import REGISTRY, Rule
-from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.diagnostics import Diagnostic, Severity, Span, first_of
 from grpo_lint.sources.document import Document
 
 if TYPE_CHECKING:
@@ -87,8 +87,7 @@ def _cut_off(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
 
 def _cut_words(flags: list[str], launch: Launch) -> tuple[str, str]:
     """The flags a cut drops, as a message lists them, and the command's program (`python -m`, `swift rlhf`)."""
-    listed = ", ".join(flags[:4]) + (f" and {len(flags) - 4} more" if len(flags) > 4 else "")
-    return listed, " ".join(w.text for w in launch.command.words[:2])
+    return first_of(flags, 4), " ".join(w.text for w in launch.command.words[:2])
 
 
 def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:

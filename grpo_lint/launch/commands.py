@@ -148,14 +148,18 @@ def recognise(command: Command, places: Places) -> Launch | None:
     if contained is not None:  # its files are the image's: where it runs, and what is there, is not shown
         words, places = contained, places._replace(lost=True)
     unwrapped = _unwrap(words)
-    starter = next(
-        (n for w in words[: len(words) - len(unwrapped)] if (n := os.path.basename(w.text)) in _TASK_STARTERS), None
-    )
+    starter = _task_starter(words, unwrapped)
     launch = _recognise(command, unwrapped, places)
     if launch is not None and starter is not None and launch.launcher == "python":
         why = f"`{starter}` starts the command once per task, and whether the copies join one run is not shown"
         return launch._replace(world=None, world_unknown=why, bypass=None)
     return launch
+
+
+def _task_starter(words: list[Word], unwrapped: list[Word]) -> str | None:
+    """The wrapper in front of a command that starts it once per task (`srun`, `mpirun`, `mpiexec`), if any."""
+    wrappers = (os.path.basename(w.text) for w in words[: len(words) - len(unwrapped)])
+    return next((name for name in wrappers if name in _TASK_STARTERS), None)
 
 
 def _recognise(command: Command, words: list[Word], places: Places) -> Launch | None:
@@ -172,20 +176,9 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
     if name == "trl" and len(words) > 1 and words[1].text in ("grpo", "vllm-serve"):
         role = "train" if words[1].text == "grpo" else "server"
         return _launch(command, "trl", role, "trl", words[2:], None, None)._replace(entry=TRL_CLI)
-    if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
-        flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
-        world, unknown = _accelerate_world(flags, command, places)
-        return _program(command, "accelerate", program, world, unknown, places)
-    if name in ("torchrun", "torch.distributed.run"):
-        flags, program = _split_launcher(words[1:], _TORCHRUN_SWITCHES)
-        world, unknown = _torchrun_world(flags, command)
-        return _program(command, "torchrun", program, world, unknown, places)
-    if name == "deepspeed":
-        flags, program = _split_launcher(words[1:], _DEEPSPEED_SWITCHES)
-        world, unknown = _deepspeed_world(flags, command)
-        return _program(command, "deepspeed", program, world, unknown, places)
-    if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
-        return _python(command, words[1:], places)
+    launched = _launched(command, words, places)
+    if launched is not None:  # accelerate, torchrun, deepspeed, python: the program they start, on how many processes
+        return _program(command, *launched, places)
     if not words[0].known and len(words) > 2 and words[1].text == "-m" and _MODULE.fullmatch(words[2].text):
         # `"$(sol_python)" -m verl.trainer.main_ppo ...`, `$PYTHON -m pkg.train`: a program known only at launch that
         # runs a module. Python, or a launcher that takes `-m` too (torchrun, accelerate): how many processes it
@@ -217,38 +210,14 @@ def started_file(command: Command, places: Places) -> tuple[Path | None, Setting
     unwrapped = _unwrap(words)
     if not unwrapped:
         return None
-    starter = any(os.path.basename(w.text) in _TASK_STARTERS for w in words[: len(words) - len(unwrapped)])
-    command = command._replace(words=tuple(unwrapped))
-    name = os.path.basename(unwrapped[0].text)
-    rest = unwrapped[1:]
-    world: Setting | None
-    if re.fullmatch(r"python(\d+(\.\d+)?)?", name):
-        index = 0
-        while index < len(rest) and rest[index].text.startswith("-") and rest[index].text != "-m":
-            index += 2 if rest[index].text in _PYTHON_VALUE_OPTIONS else 1
-        rest = rest[index:]
-        launcher = rest[1].text if len(rest) > 1 and rest[0].text == "-m" else ""
-        if launcher in ("torch.distributed.run", "torch.distributed.launch"):
-            name, rest = "torchrun", rest[2:]
-        elif launcher == "accelerate.commands.launch":
-            name, rest = "accelerate", [Word("launch", rest[1].span), *rest[2:]]
-    if name == "accelerate" and rest and rest[0].text == "launch":
-        flags, program = _split_launcher(rest[1:], _ACCELERATE_SWITCHES)
-        world = _accelerate_world(flags, command, places)[0]
-    elif name in ("torchrun", "torch.distributed.run"):
-        flags, program = _split_launcher(rest, _TORCHRUN_SWITCHES)
-        world = _torchrun_world(flags, command)[0]
-    elif name == "deepspeed":
-        flags, program = _split_launcher(rest, _DEEPSPEED_SWITCHES)
-        world = _deepspeed_world(flags, command)[0]
-    elif re.fullmatch(r"python(\d+(\.\d+)?)?", name):
-        program, world = rest, (None if starter else _one(command))
-    else:
+    launched = _launched(command._replace(words=tuple(unwrapped)), unwrapped, places)
+    if launched is None:
         return None
-    if not program:
-        return None
-    module = program[0].text in ("-m", "--module")
-    if module and len(program) < 2:
+    launcher, program, world, _ = launched
+    if launcher == "python" and _task_starter(words, unwrapped) is not None:
+        world = None
+    module = bool(program) and program[0].text in ("-m", "--module")
+    if not program or (module and len(program) < 2):
         return None
     target = program[1].text if module else program[0].text
     return _repository_script(target, module, places), world
@@ -287,25 +256,39 @@ def _launch(
     return Launch(command, framework, role, launcher, tuple(args), world, unknown, bypass, visible, visible_word)
 
 
-def _python(command: Command, words: list[Word], places: Places) -> Launch | None:
-    """`python [-u ...] -m module args` or `python script.py args`."""
-    index = 0
-    while index < len(words) and words[index].text.startswith("-") and words[index].text != "-m":
-        index += 2 if words[index].text in _PYTHON_VALUE_OPTIONS else 1
-    if index >= len(words):
+def _launched(
+    command: Command, words: list[Word], places: Places
+) -> tuple[str, list[Word], Setting | None, str | None] | None:
+    """What a launcher starts: (launcher, the program's words, its processes, why they are not known) for
+    `accelerate launch`, `torchrun` (and `python -m torch.distributed.run`), `deepspeed`, and `python [-u ...] -m
+    module args` or `python script.py args`; None for any other command."""
+    name = os.path.basename(words[0].text)
+    if name == "accelerate" and len(words) > 1 and words[1].text == "launch":
+        flags, program = _split_launcher(words[2:], _ACCELERATE_SWITCHES)
+        return ("accelerate", program, *_accelerate_world(flags, command, places))
+    if name in ("torchrun", "torch.distributed.run"):
+        flags, program = _split_launcher(words[1:], _TORCHRUN_SWITCHES)
+        return ("torchrun", program, *_torchrun_world(flags, command))
+    if name == "deepspeed":
+        flags, program = _split_launcher(words[1:], _DEEPSPEED_SWITCHES)
+        return ("deepspeed", program, *_deepspeed_world(flags, command))
+    if not re.fullmatch(r"python(\d+(\.\d+)?)?", name):
         return None
-    if words[index].text == "-m" and index + 1 < len(words):
-        module, args = words[index + 1].text, words[index + 2 :]
+    rest, index = words[1:], 0
+    while index < len(rest) and rest[index].text.startswith("-") and rest[index].text != "-m":
+        index += 2 if rest[index].text in _PYTHON_VALUE_OPTIONS else 1
+    if index >= len(rest):
+        return None
+    if rest[index].text == "-m" and index + 1 < len(rest):
+        module, args = rest[index + 1].text, rest[index + 2 :]
         if module in ("torch.distributed.run", "torch.distributed.launch"):
             flags, program = _split_launcher(args, _TORCHRUN_SWITCHES)
-            world, unknown = _torchrun_world(flags, command)
-            return _program(command, "torchrun", program, world, unknown, places)
+            return ("torchrun", program, *_torchrun_world(flags, command))
         if module == "accelerate.commands.launch":
             flags, program = _split_launcher(args, _ACCELERATE_SWITCHES)
-            world, unknown = _accelerate_world(flags, command, places)
-            return _program(command, "accelerate", program, world, unknown, places)
-        return _program(command, "python", [words[index], words[index + 1], *args], _one(command), None, places)
-    return _program(command, "python", words[index:], _one(command), None, places)
+            return ("accelerate", program, *_accelerate_world(flags, command, places))
+        return "python", [rest[index], rest[index + 1], *args], _one(command), None
+    return "python", rest[index:], _one(command), None
 
 
 def _one(command: Command) -> Setting:

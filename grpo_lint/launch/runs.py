@@ -356,6 +356,8 @@ def _unrecognized(launch: Launch, places: Places) -> list[Diagnostic]:
     options = code.strict_options if code is not None else None
     if not options:
         return []
+    from grpo_lint.frameworks.fields import closest
+
     problems: list[Diagnostic] = []
     longs = [o for o in options if o.startswith("--")]
     for word in launch.args:
@@ -364,8 +366,6 @@ def _unrecognized(launch: Launch, places: Places) -> list[Diagnostic]:
             continue
         if flag in options or (flag.startswith("--") and any(o.startswith(flag) for o in longs)):
             continue
-        from grpo_lint.frameworks.fields import closest
-
         near = closest(flag, longs)
         problems.append(
             Diagnostic(

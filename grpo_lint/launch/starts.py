@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grpo_lint.diagnostics import first_of
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def one_process(relative: str, code: bytes, workspace: Workspace) -> str | None:
                 if processes != 1:
                     return None
                 starts.append(where)
-    return ", ".join(starts[:3]) + (f" and {len(starts) - 3} more" if len(starts) > 3 else "") if starts else None
+    return first_of(starts, 3) if starts else None
 
 
 def _read(workspace: Workspace, relative: str) -> bytes | None:

@@ -957,6 +957,10 @@ class _Visitor(ast.NodeVisitor):
             names.update(scope.loads)
         return names
 
+    def _named(self, node: ast.Call) -> tuple[tuple[str, Span], ...]:
+        """The keywords a call passes by name, each with where it is written."""
+        return tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
+
     def _argparse_fact(self, node: ast.Call, last: str) -> None:
         if last == "ArgumentParser":
             self.argparse_calls += 1
@@ -1054,7 +1058,7 @@ class _Visitor(ast.NodeVisitor):
         func = node.func
         while isinstance(func, ast.Subscript):  # `DistributedSampler[int](...)`
             func = func.value
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        last = _called_name(func)
         self.called.add(last)
         if self.feeds_config and (kwargs := self.scopes[-1].kwargs):
             for changed in changed_by_call(node, kwargs):
@@ -1075,8 +1079,7 @@ class _Visitor(ast.NodeVisitor):
         ):  # (`from trl import GRPOConfig as TRLGRPOConfig`)
             self.configs.append(self._config(node, name))
         elif last == "GRPOTrainer" and node.keywords:
-            named = tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
-            self.trainer_calls.append(TrainerCall(name, named))
+            self.trainer_calls.append(TrainerCall(name, self._named(node)))
         elif last == "train" and node.keywords and isinstance(func, ast.Attribute):
             owner = func.value
             callee = (
@@ -1087,8 +1090,7 @@ class _Visitor(ast.NodeVisitor):
                 else None
             )
             if callee:  # `trainer.train(max_steps=10)` of a GRPOTrainer
-                named = tuple((k.arg, _span(k, self.lines)) for k in node.keywords if k.arg is not None)
-                self.train_calls.append(TrainerCall(callee, named))
+                self.train_calls.append(TrainerCall(callee, self._named(node)))
         elif last in PARSERS and node.args:
             first = node.args[0]
             items = first.elts if isinstance(first, ast.Tuple | ast.List) else [first]
@@ -1359,9 +1361,7 @@ class _Visitor(ast.NodeVisitor):
 _ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"})
 
 
-_ARGPARSE_FACTS = frozenset({
-    "ArgumentParser", "parse_args", "parse_known_args", "parse_intermixed_args", "add_subparsers",
-})  # fmt: skip
+_ARGPARSE_FACTS = _ARGPARSE | {"ArgumentParser", "add_subparsers"}  # what decides whether a parser is shown whole
 
 
 def _called_name(func: ast.expr) -> str:

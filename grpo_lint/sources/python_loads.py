@@ -29,7 +29,8 @@ NO_DEFAULT = "(no default)"  # a view with no `.get(key, default)`: a key the fi
 class Loaded(Record):
     """A name bound to a loaded config file, or to a section of one."""
 
-    kind: str  # "flag": the file is named by the flag `source` of the script; "path": `source` is the file
+    kind: str  # "flag": the file is named by the flag `source` of the script; "path": `source` is the file;
+    # "parameter" (inside a loader function only): the file the function's parameter `source` names
     source: str
     loader: str  # "yaml", "json", "omegaconf" (only OmegaConf reads `cfg.a` as a key)
     keys: tuple[str, ...] = ()
@@ -62,31 +63,34 @@ def may_load(value: ast.expr) -> bool:
     return name in _OPENERS or name in _YAML_LOADERS
 
 
-def path_source(node: ast.expr) -> tuple[str, str] | None:
+def path_source(node: ast.expr, parameters: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """Where a path expression comes from: `args.config` -> ("flag", "config"); "configs/a.yaml" -> ("path",
-    ...); `Path(x)` and `str(x)` looked through. None for anything else."""
+    ...); a parameter of the enclosing function named in `parameters` -> ("parameter", its name); `Path(x)` and
+    `str(x)` looked through. None for anything else."""
     while isinstance(node, ast.Call) and _name(node.func) in ("Path", "str") and len(node.args) == 1:
         node = node.args[0]
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value:
         return "path", node.value
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
         return "flag", node.attr
+    if isinstance(node, ast.Name) and node.id in parameters:
+        return "parameter", node.id
     return None
 
 
-def opened(node: ast.expr) -> tuple[str, str] | None:
+def opened(node: ast.expr, parameters: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """The file an expression opens or reads: `open(P, ...)`, `Path(P).open()`, `Path(P).read_text()`."""
     if not isinstance(node, ast.Call):
         return None
     func = node.func
     if isinstance(func, ast.Name) and func.id == "open" and node.args:
-        return path_source(node.args[0])
+        return path_source(node.args[0], parameters)
     if isinstance(func, ast.Attribute) and func.attr in _OPENERS:
-        return path_source(func.value)
+        return path_source(func.value, parameters)
     return None
 
 
-def load(node: ast.expr, files: dict[str, tuple[str, str]]) -> Loaded | None:
+def load(node: ast.expr, files: dict[str, tuple[str, str]], parameters: frozenset[str] = frozenset()) -> Loaded | None:
     """What a call loads: `yaml.safe_load(open(P))`, `yaml.safe_load(f)` with `f` an opened file of `files`,
     `json.load(f)`, `OmegaConf.load(P)`. None for anything else."""
     if not isinstance(node, ast.Call) or not node.args or not isinstance(node.func, ast.Attribute):
@@ -95,10 +99,10 @@ def load(node: ast.expr, files: dict[str, tuple[str, str]]) -> Loaded | None:
     method = node.func.attr
     argument = node.args[0]
     if module == "OmegaConf" and method == "load":
-        source = path_source(argument)
+        source = path_source(argument, parameters)
         return Loaded(*source, "omegaconf") if source is not None else None
     if (module == "yaml" and method in _YAML_LOADERS) or (module == "json" and method == "load"):
-        source = files.get(argument.id) if isinstance(argument, ast.Name) else opened(argument)
+        source = files.get(argument.id) if isinstance(argument, ast.Name) else opened(argument, parameters)
         return Loaded(*source, module) if source is not None else None
     return None
 
@@ -118,7 +122,7 @@ def loader_functions(module: ast.Module) -> dict[str, tuple[int, str]]:
 
 def _loads_parameter(function: ast.FunctionDef) -> tuple[int, str] | None:
     parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    positions = {name: ("path", name) for name in parameters}  # (a marker: `opened` reads a parameter as a path)
+    names = frozenset(parameters)
     returns = [n for n in ast.walk(function) if isinstance(n, ast.Return)]
     if len(returns) != 1 or returns[0].value is None:
         return None
@@ -127,7 +131,7 @@ def _loads_parameter(function: ast.FunctionDef) -> tuple[int, str] | None:
     for statement in function.body:
         if isinstance(statement, ast.With) and len(statement.items) == 1:
             item = statement.items[0]
-            source = _parameter_opened(item.context_expr, positions)
+            source = opened(item.context_expr, names)
             if isinstance(item.optional_vars, ast.Name) and source is not None:
                 files[item.optional_vars.id] = source
             body = statement.body
@@ -135,41 +139,14 @@ def _loads_parameter(function: ast.FunctionDef) -> tuple[int, str] | None:
             body = [statement]
         for inner in body:
             if isinstance(inner, ast.Assign) and len(inner.targets) == 1 and isinstance(inner.targets[0], ast.Name):
-                found = _parameter_load(inner.value, files, positions)
+                found = load(inner.value, files, names)
                 if found is not None:
                     loads[inner.targets[0].id] = found
     value = returns[0].value
-    found = loads.get(value.id) if isinstance(value, ast.Name) else _parameter_load(value, files, positions)
-    if found is None:
-        return None
+    found = loads.get(value.id) if isinstance(value, ast.Name) else load(value, files, names)
+    if found is None or found.kind != "parameter":
+        return None  # (a file the function names itself, or a flag's: not the one its caller gives)
     return parameters.index(found.source), found.loader
-
-
-def _parameter_opened(node: ast.expr, positions: dict[str, tuple[str, str]]) -> tuple[str, str] | None:
-    """`open(path)` or `Path(path).open()` of a parameter."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open" and node.args:
-        target = node.args[0]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _OPENERS:
-        target = node.func.value
-    else:
-        return None
-    while isinstance(target, ast.Call) and _name(target.func) in ("Path", "str") and len(target.args) == 1:
-        target = target.args[0]
-    return positions.get(target.id) if isinstance(target, ast.Name) else None
-
-
-def _parameter_load(
-    node: ast.expr, files: dict[str, tuple[str, str]], positions: dict[str, tuple[str, str]]
-) -> Loaded | None:
-    if not isinstance(node, ast.Call) or not node.args or not isinstance(node.func, ast.Attribute):
-        return None
-    module, method, argument = _name(node.func.value), node.func.attr, node.args[0]
-    if module == "OmegaConf" and method == "load" and isinstance(argument, ast.Name) and argument.id in positions:
-        return Loaded(*positions[argument.id], "omegaconf")
-    if (module == "yaml" and method in _YAML_LOADERS) or (module == "json" and method == "load"):
-        source = files.get(argument.id) if isinstance(argument, ast.Name) else _parameter_opened(argument, positions)
-        return Loaded(*source, module) if source is not None else None
-    return None
 
 
 def called_loader(node: ast.expr, functions: dict[str, tuple[int, str]]) -> Loaded | None:

@@ -380,9 +380,10 @@ def _plain_end(stop: str) -> re.Pattern[str]:
 
 _ARGS = "\x00args"  # the positional arguments, kept as an array no script can name
 _ELEMENT_TAG = lazy(r"[A-Za-z_]\w*\[\d+\]")  # `EXTRA[1]`: an array element added on some paths only
-_FUNCTIONS = lazy(r"\(\)\s*\{|^\s*function\s", re.M)
+_FUNCTION_DEFINED = r"\(\)\s*\{|^\s*function\s"  # `name() {`, `function name`
+_FUNCTIONS = lazy(_FUNCTION_DEFINED, re.M)
 # Commands that change the positional arguments, or functions with their own: `$1` is then not the caller's word.
-_REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|\(\)\s*\{|^\s*function\s", re.M)
+_REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|" + _FUNCTION_DEFINED, re.M)
 
 
 class _Lexer:

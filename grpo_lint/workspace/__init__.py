@@ -47,6 +47,7 @@ class Workspace:
         self.read_ahead: dict[str, str] = {}  # Python files read before their lint this run, by display name
         # Why each Python file read ahead is not parsed (None: it is), by display name: its lint asks no twice.
         self.screened: dict[str, str | None] = {}
+        self._nested: dict[tuple[str, str], Fork] = {}  # copies in bundled projects, read when a file of theirs asks
 
     @property
     def files(self) -> list[str]:
@@ -93,10 +94,6 @@ class Workspace:
         from grpo_lint.workspace.forks import find_copies
 
         return find_copies(self.root, self.files)
-
-    @cached_property
-    def _nested(self) -> dict[tuple[str, str], Fork]:
-        return {}
 
     @cached_property
     def modules(self) -> Modules:

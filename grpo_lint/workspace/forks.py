@@ -29,19 +29,11 @@ _MAX_SOURCE = 4 * 1024 * 1024
 _VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
 
 
-def find_forks(root: Path, files: list[str]) -> dict[str, Fork]:
-    """The shallowest copy of each framework among the repository's files."""
-    copies = find_copies(root, files)
-    present = set(files) if copies else set()
-    return {framework: read_fork(framework, root, packages[0], present) for framework, packages in copies.items()}
-
-
 def find_copies(root: Path, files: list[str]) -> dict[str, list[str]]:
     """The package folder of every copy of each framework among the repository's files, shallowest first (a copy
     nested in a project the repository bundles, `verl/third_party/x/verl/`, comes after the repository's own)."""
     copies: dict[str, list[str]] = {}
-    # Shallowest first (a copy nested in a project bundled under the copy, `verl/third_party/x/verl/`, sorts before
-    # `verl/trainer/` by name): the repository's own copy is the one nearest its root.
+    # (by depth, not by name: `verl/third_party/x/verl/` sorts before `verl/trainer/`)
     for name in sorted(_named_like_markers(files), key=lambda name: name.count("/")):
         for framework, markers in _MARKERS.items():
             for marker in markers:

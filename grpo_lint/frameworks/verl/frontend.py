@@ -11,6 +11,7 @@ from typing import Any
 
 from packaging.version import Version
 
+from grpo_lint.diagnostics import first_of
 from grpo_lint.frameworks.base import as_int, lifecycle_finding, schema_for
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.frameworks.verl.fields import fork_table, resolve, verl_table
@@ -305,7 +306,7 @@ def _key_findings(
         if prefix == "+" and _appends_over(entry, path, specs, version):
             findings.append(KeyFinding(entry, "append_existing"))
     if added:
-        names = ", ".join(f"`{e.key}`" for e in added[:5]) + (f" and {len(added) - 5} more" if len(added) > 5 else "")
+        names = first_of([f"`{e.key}`" for e in added], 5)
         findings.append(KeyFinding(added[0], "added", names))
     return findings
 
