@@ -160,7 +160,9 @@ def _options(flags: dict[str, Any]) -> tuple[Any, str, dict[str, str]]:
     if flags["accelerate_config"] and flags["world_size"] is None:
         merged["accelerate"] = _accelerate_world(flags["accelerate_config"])
         origins["world_size"] = f"--accelerate-config {flags['accelerate_config']}"
-    merged["jobs"] = flags["jobs"] or 0  # the command line parses Python on every CPU unless told otherwise
+    # the command line lints on every CPU unless told otherwise; --show describes each run in full, which a forked
+    # process does not send back (grpo_lint.forked)
+    merged["jobs"] = 1 if flags["show"] else flags["jobs"] or 0
     merged["force_exclude"] = flags["force_exclude"]
     merged["only_configs"] = flags["only_configs"]
     fail_on = flags["fail_on"] or settings.get("fail_on", "error")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grpo_lint import forked
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.limits import MAX_SCRIPT_BYTES
 from grpo_lint.lint import (
@@ -69,33 +70,72 @@ def _lint_workspace(workspace: Workspace, options: Options) -> Report:
     reasons = [_not_a_config(candidate, workspace, options) for candidate in candidates]
     if options.jobs != 1 and ("python" in kinds or "notebook" in kinds):
         _parse_python_ahead(candidates, kinds, reasons, workspace, options)
+    count = forked.processes(options.jobs) if options.jobs != 1 else 1
     results: dict[int, FileResult] = {}
-    linked: dict[str, str] = {}
+    first: list[int] = []  # launch scripts first (a config they name is checked through them), framework code
     for index, candidate in enumerate(candidates):
         reason = reasons[index]
         if reason is not None and kinds[index] == "python" and workspace.fork_containing(candidate.path) is not None:
-            # a framework's own code (its maintainers lint it too): the code rules judge it, the config rules not
-            results[index] = guarded(candidate.display, options, _lint_framework_code, candidate, options, workspace)
+            first.append(index)  # a framework's own code (its maintainers lint it too): the code rules judge it
         elif reason is not None:
             results[index] = FileResult(candidate.display, "skipped", note=reason)
         elif kinds[index] == "shell":
-            results[index] = guarded(candidate.display, options, lint_candidate, candidate, options, "shell", workspace)
-            for source in results[index].sources:
-                linked.setdefault(real_path(source), candidate.display)
+            first.append(index)
+
+    def lint_first(index: int) -> FileResult:
+        candidate = candidates[index]
+        if kinds[index] == "shell":
+            return guarded(candidate.display, options, lint_candidate, candidate, options, "shell", workspace)
+        return guarded(candidate.display, options, _lint_framework_code, candidate, options, workspace)
+
+    _lint_each(first, lint_first, count, results)
+    linked: dict[str, str] = {}
+    for index in first:
+        for source in results[index].sources:
+            linked.setdefault(real_path(source), candidates[index].display)
     others = _Launchers(workspace, {real_path(c.path) for c, k in zip(candidates, kinds, strict=True) if k == "shell"})
+    second: list[int] = []
     for index, candidate in enumerate(candidates):
         if index in results:
             continue
         script = linked.get(real_path(candidate.path))
         if script is not None:
             results[index] = FileResult(candidate.display, "skipped", note=f"checked as part of {script}")
-            continue
-        results[index] = guarded(candidate.display, options, _lint_found, candidate, others, kinds[index], options)
+        else:
+            second.append(index)
+
+    def lint_second(index: int) -> FileResult:
+        candidate = candidates[index]
+        return guarded(candidate.display, options, _lint_found, candidate, others, kinds[index], options)
+
+    _lint_each(second, lint_second, count, results)
     _one_release_per_premise(results, candidates, kinds, others, options)
     files = [results[i] for i in range(len(candidates))]
     files.extend(_repository_notes(workspace, options))
     _once_each(files)
     return Report(files, workspace)
+
+
+def _lint_each(
+    indices: list[int], lint: Callable[[int], FileResult], count: int, results: dict[int, FileResult]
+) -> None:
+    """`results[i] = lint(i)` for each index, shared out between `count` processes (grpo_lint.forked) when there
+    are enough files to pay for it; a file a copy did not send back is linted here."""
+    if count > 1 and len(indices) >= _FORK_FROM:
+        results.update(forked.share_out(indices, lint, count, _portable))
+    for index in indices:
+        if index not in results:
+            results[index] = lint(index)
+
+
+_FORK_FROM = 24  # files, below which forking costs more than it saves
+
+
+def _portable(result: FileResult) -> FileResult:
+    """What a forked copy sends back of a file's result: all of it, but of its runs only what the rest of the run
+    reads (the release each rests on and the keys it writes), not the parsed config and the framework's schema."""
+    result.plans = [plan.outline() for plan in result.plans]
+    return result
 
 
 def _once_each(files: list[FileResult]) -> None:
@@ -193,7 +233,7 @@ def _one_release_per_premise(
             _, keys = groups.setdefault((target.framework, target.uncertain), (target, []))
             # the repository's own fields say nothing of the release; a GRPOConfig(...) call's keywords do
             own = frozenset() if plan.document.called else others.workspace.known_keys(target.framework)
-            written = [*plan.document.entries, *(plan.document.unknown_entries or ())]  # (values not known yet too)
+            written = plan.document.written()  # (values not known yet too)
             keys.extend(k for k in written if k.lstrip("-").replace("-", "_") not in own)
     chosen: dict[tuple[str, str], Target] = {}
     for (framework, why), (target, keys) in groups.items():

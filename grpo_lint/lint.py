@@ -132,7 +132,7 @@ def lint_document(
     loaded = _interpolated_when_loaded(document, framework)
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     recorded_version = str(recorded.value) if recorded is not None else None
-    written = [*document.entries, *(document.unknown_entries or ())]  # (a key written with a value not known yet too)
+    written = document.written()  # (a key written with a value not known yet too)
     target = target_for(framework, options, workspace, recorded_version, document.path, written, document.called)
     if framework == "swift":
         target = _with_trl_under(target, options, workspace)

@@ -54,3 +54,10 @@ class RunPlan(Record):
 
     def entry(self, key: str) -> Entry | None:
         return self.document.entries.get(key)
+
+    def outline(self) -> RunPlan:
+        """The run without its settings, schema and parsed config, as a forked process sends it back (what the rest
+        of a run reads of it: its release and the keys it writes)."""
+        return self._replace(
+            document=self.document.outline(), settings={}, problems=[], key_findings=[], specs={}, native=None
+        )

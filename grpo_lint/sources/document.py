@@ -41,8 +41,8 @@ class Document:
     """A parsed config file."""
 
     __slots__ = (
-        "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "parser", "path",
-        "record", "start", "text", "trainer", "unknown", "unknown_entries",
+        "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined", "parser",
+        "path", "record", "start", "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -82,6 +82,24 @@ class Document:
         # launched script's call fed by its flags): each exists in the release that runs, even where the
         # repository's own parser has a flag of the same name.
         self.called = False
+        # The keys of an outline (see `outline`), which has no entries: None for a config as read.
+        self.outlined: tuple[str, ...] | None = None
+
+    def written(self) -> list[str]:
+        """The keys the config writes, those set to values not known before launch too."""
+        if self.outlined is not None:
+            return list(self.outlined)
+        return [*self.entries, *(self.unknown_entries or ())]
+
+    def outline(self) -> Document:
+        """The config without its text and values: its path, how it is read and the keys it writes (what a
+        forked process sends back of it, see grpo_lint.forked)."""
+        outline = Document(self.path, "", self.format, {})
+        outline.outlined = tuple(self.written())
+        outline.unknown = self.unknown
+        outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
+        outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
+        return outline
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""
