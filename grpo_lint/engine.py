@@ -196,7 +196,8 @@ def _parse_python_ahead(
         if text is None or isinstance(text, ReadProblem):
             continue
         if not explicit:
-            screened = workspace.screened[candidate.display] = not_worth_parsing(text, relative)
+            framework_code = reason is not None  # (a framework's own code: only the seeding rules judge it)
+            screened = workspace.screened[candidate.display] = not_worth_parsing(text, relative, framework_code)
             if screened is not None:
                 continue
         files.append((relative, text))

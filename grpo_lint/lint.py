@@ -492,7 +492,11 @@ def lint_python(
         # the byte-level test, on the path the reader would judge as a test's: most files are never parsed (the
         # verdict of the read ahead, when it made one)
         screened = workspace.screened if workspace is not None else {}
-        reason = screened.pop(display) if display in screened else not_worth_parsing(text, relative or display)
+        reason = (
+            screened.pop(display)
+            if display in screened
+            else not_worth_parsing(text, relative or display, framework_source)
+        )
         if reason is not None:
             return FileResult(display, "skipped", note=reason)
     from grpo_lint.checks.code import check_code

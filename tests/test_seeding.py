@@ -327,6 +327,24 @@ def test_the_code_rules_apply_to_a_framework_copy(tmp_path):
     assert [(d["code"], d["path"]) for d in found] == [("GRPO302", "./swift/trainers/grpo_trainer.py")]
 
 
+def test_a_framework_copy_is_parsed_only_where_a_seeding_rule_can_report(tmp_path):
+    """The copy's GRPOConfig calls and launches are the framework's own: a GRPO name there is no reason to parse."""
+    config = "from trl import GRPOConfig\n\ndef make():\n    return GRPOConfig(output_dir='o', num_generations=1)\n"
+    seeded = "from trl import GRPOTrainer\nimport torch\n\nclass MyGRPO(GRPOTrainer):\n    def step(self):\n"
+    seeded += "        torch.manual_seed(0)\n        return torch.randperm(8)\n"
+    files = {"swift/cli/rlhf.py": "def main(): ...\n", "swift/utils/config.py": config}
+    files["swift/trainers/mine.py"] = seeded
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    done = run_cli("--verbose", "--isolated", "--target", "swift==4.6.0", ".", cwd=tmp_path)
+    assert "swift/utils/config.py: skipped: not parsed: part of a framework's copy, with no sampler" in done.stdout
+    assert "swift/trainers/mine.py:6:9: warning[GRPO301]" in done.stdout  # a seed in a GRPO trainer: parsed
+    (tmp_path / "train.py").write_text(config)  # the same call in the repository's own code is linted
+    done = run_cli("--isolated", ".", cwd=tmp_path)
+    assert "train.py:4:" in done.stdout and "GRPO101" in done.stdout
+
+
 # Fixes that fix ---------------------------------------------------------------------------------------
 
 

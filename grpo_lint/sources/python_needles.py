@@ -39,18 +39,25 @@ def is_test_path(path: str) -> bool:
 _LAUNCHED = ("main_ppo", "train_ppo_ray", "trl.scripts", "swift", "trl grpo", "accelerate")
 
 
-def not_worth_parsing(text: str, path: str) -> str | None:
-    """Why no rule could report on this Python file (it is then not parsed), or None to parse it."""
-    if "GRPO" in text:
-        return None
-    if ("subprocess" in text or "os.system" in text) and any(word in text for word in _LAUNCHED):
+def not_worth_parsing(text: str, path: str, framework_code: bool = False) -> str | None:
+    """Why no rule could report on this Python file (it is then not parsed), or None to parse it.
+    `framework_code`: the file is part of a framework's copy, which only the seeding rules judge (its GRPOConfig
+    calls and launches are the framework's own), so a GRPO name there counts only as a trainer's: for a deleted
+    `__init__` (GRPO302) or a seed inside it."""
+    grpo = "GRPO" in text
+    if framework_code:
+        if grpo and "__init__" in text and "del " in text:
+            return None
+    elif grpo or (("subprocess" in text or "os.system" in text) and any(word in text for word in _LAUNCHED)):
         return None
     if is_test_path(path):
         return "not parsed: a test file that names nothing GRPO (tests are read for GRPOConfig calls only)"
     if "Sampler" in text:
         return None
     if "seed" not in text:
+        if framework_code:
+            return "not parsed: part of a framework's copy, with no sampler, no seed and no trainer's deleted __init__"
         return "not parsed: it names nothing GRPO, no sampler and no seed"
-    if any(word in text for word in _SEED_CONTEXT):
+    if grpo or any(word in text for word in _SEED_CONTEXT):
         return None
     return "not parsed: its seeds run in one process outside any trainer (no GRPO name, sampler or sign of ranks)"

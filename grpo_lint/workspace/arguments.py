@@ -25,10 +25,10 @@ from grpo_lint.workspace.modules import ClassRef, Modules
 
 __all__ = ["Field", "RepoArguments", "argparse_arguments", "class_fields", "read_arguments", "script_arguments"]
 
-# Read only when the bytes show a class with a base or a parser call: most files never are.
-_RELEVANT = lazy(
-    rb"class\s+\w+\s*\([^)]*(?:GRPOConfig|Arguments|ModelConfig|SFTConfig|Config)|(?:HfArgumentParser|TrlParser)\s*\("
-)
+# Read only when the bytes show a class with such a base or a parser call: most files never are. (Two searches: one
+# that begins with a word is a fast scan for it, an alternation at the front is tried at every position.)
+_ARGUMENT_CLASS = lazy(rb"class\s+\w+\s*\([^)]*(?:Config|Arguments)")
+_PARSER_CALL = lazy(rb"(?:HfArgumentParser|TrlParser)\s*\(")
 _ARGUMENT_BASES = frozenset({
     "GRPOConfig", "ScriptArguments", "GRPOScriptArguments", "ModelConfig", "TrainingArguments",
     "Seq2SeqTrainingArguments", "SFTConfig",
@@ -63,7 +63,7 @@ def read_arguments(modules: Modules, skip: tuple[str, ...] = ()) -> RepoArgument
         if name.startswith(skip):
             continue
         data = modules.bytes_of(name)  # (read once for every question of the run)
-        if data is None or _RELEVANT.search(data) is None:
+        if data is None or not _relevant(data):
             continue
         facts = modules.index(name)
         if facts is None:
@@ -77,6 +77,12 @@ def read_arguments(modules: Modules, skip: tuple[str, ...] = ()) -> RepoArgument
         for class_name in sorted(wanted):
             _add(modules, ClassRef(name, "", class_name), fields)
     return RepoArguments(fields)
+
+
+def _relevant(data: bytes) -> bool:
+    if _ARGUMENT_CLASS.search(data) is not None:
+        return True
+    return (b"HfArgumentParser" in data or b"TrlParser" in data) and _PARSER_CALL.search(data) is not None
 
 
 def _argument_class(modules: Modules, ref: ClassRef) -> bool:
