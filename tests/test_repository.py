@@ -650,6 +650,22 @@ def test_a_recipe_is_checked_with_the_world_size_of_the_script_that_launches_it(
     assert "valid on every multiple of 4 up to 64" in report["diagnostics"][0]["message"]
 
 
+def test_a_repository_whose_scripts_run_the_frameworks_program_uses_it(tmp_path, monkeypatch, uninstalled):
+    """A config that only looks like TRL's is not judged in a repository that shows no TRL; a launch script that runs
+    `trl grpo` shows it, even when the config it names is computed (and so this config is not linked to it)."""
+    config = "model_name_or_path: Qwen/Qwen2.5-0.5B\nnum_processes: 2\nper_device_train_batch_size: 3\n"
+    config += "num_generations: 4\n"
+    write(tmp_path, {"recipes/grpo_small.yaml": config})
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 0 and report["diagnostics"] == []
+    assert notes(report)["recipes/grpo_small.yaml"] == (
+        "looks like a TRL config, but the repository neither imports nor depends on TRL"
+    )
+    write(tmp_path, {"run.sh": 'NAME=$1\ntrl grpo --config "recipes/${NAME}.yaml"\n'})
+    status, report = lint(tmp_path, monkeypatch, ".")
+    assert status == 1 and "GRPO102" in codes(report, "recipes/grpo_small.yaml")
+
+
 def test_scripts_that_run_no_grpo_are_left_alone(tmp_path, monkeypatch):
     write(
         tmp_path,

@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 from grpo_lint.workspace.files import SUFFIXES, git_files, lintable, walk_files
 from grpo_lint.workspace.root import find_root
@@ -110,14 +111,14 @@ class Workspace:
 
     def uses(self, framework: str) -> str | None:
         """Where the repository shows that it uses a framework at all: a statement of it (even unpinned), a
-        copy of it, or a module or notebook that imports it. None: it shows none, and a file that only
-        looks like one of its configs is not one."""
+        copy of it, a module or notebook that imports it, or a launch script that runs its own program. None: it
+        shows none, and a file that only looks like one of its configs is not one."""
         if framework in self.forks:
             return f"a copy of it in {self.forks[framework].package}/"
         stated = self.pins.uses(framework)
         if stated is not None:
             return stated.provenance
-        return self._imports.get(framework)
+        return self._used.get(framework)
 
     @cached_property
     def uses_unsloth(self) -> bool:
@@ -149,25 +150,33 @@ class Workspace:
         return False
 
     @cached_property
-    def _imports(self) -> dict[str, str]:
-        """The first module or notebook that imports each framework (a byte search, nothing parsed)."""
+    def _used(self) -> dict[str, str]:
+        """The first module or notebook that imports each framework, else the first launch script that runs its
+        own program (`trl grpo`, `swift rlhf`, `python -m verl.trainer.main_ppo`): a byte search, nothing parsed."""
         import re
 
         from grpo_lint.sources.document import ReadProblem
         from grpo_lint.sources.reading import read_file
 
-        pattern = re.compile(rb"""(?:^|["'\s])(?:from|import)\s+(trl|swift|verl|openrlhf|unsloth)\b""", re.M)
+        imports = re.compile(rb"""(?:^|["'\s])(?:from|import)\s+(trl|swift|verl|openrlhf|unsloth)\b""", re.M)
         names = {b"trl": "trl", b"unsloth": "trl", b"swift": "swift", b"verl": "verl", b"openrlhf": "openrlhf"}
         found: dict[str, str] = {}
+        launched: dict[str, str] = {}
         for name in self.files:
-            if not name.endswith((".py", ".ipynb")) or len(found) == 4:
+            python = name.endswith((".py", ".ipynb"))
+            if not (python or name.endswith((".sh", ".bash"))) or len(found) == 4:
                 continue
             data = read_file(self.root / name, 4 * 1024 * 1024, within=self.root)
             if isinstance(data, ReadProblem):
                 continue
-            for match in pattern.finditer(data):
-                found.setdefault(names[match.group(1)], f"{name} imports {match.group(1).decode()}")
-        return found
+            if python:
+                for match in imports.finditer(data):
+                    found.setdefault(names[match.group(1)], f"{name} imports {match.group(1).decode()}")
+            elif len(launched) < 4:
+                for match in _PROGRAMS.finditer(data):
+                    program = match.group(0).decode("utf-8", "replace")
+                    launched.setdefault(match.lastgroup or "", f"{name} runs {' '.join(program.split())}")
+        return {**launched, **found}
 
     @cached_property
     def grpo_scripts(self) -> list[tuple[str, Program]]:
@@ -355,3 +364,14 @@ def matches(path: str, patterns: PathPatterns | None) -> bool:
         elif any(fnmatchcase(part, pattern) for part in parts):
             return True
     return False
+
+
+# A framework's own training programs as a launch script runs them: its command (`trl grpo`, `swift rlhf`) or its
+# module (`-m trl.scripts.grpo`, `verl.trainer.main_ppo`, `openrlhf.cli.train_ppo_ray`), each group named after its
+# framework.
+_PROGRAMS = lazy(
+    rb"(?P<trl>\btrl\s+grpo\b|\btrl[./]scripts[./]grpo\b)"
+    rb"|(?P<swift>\bswift\s+rlhf\b|\bswift[./]cli[./]rlhf\b)"
+    rb"|(?P<verl>\bverl[./]trainer[./]main_(?:ppo|grpo)\b)"
+    rb"|(?P<openrlhf>\bopenrlhf[./]cli[./]train_\w+)"
+)
