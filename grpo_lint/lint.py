@@ -318,6 +318,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     skipped_rules: list[str] = []
     plans: list[RunPlan] = []
     pairs: list[tuple[Launch, RunPlan | None]] = []
+    said: set[tuple] = set()  # what the runs of a function's body said, once for all its calls
     from grpo_lint.launch.runs import never_starts
 
     for launch, run in zip(runs.launches, runs.runs, strict=True):
@@ -326,6 +327,8 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
         plan = None
         if run is not None:
             plan, found, unchecked = _lint_run(run, script, options, workspace)
+            if launch.command.called_at:
+                found = _as_called(found, launch.command.called_at, script, said)
             if run.unparsable:
                 # Hydra stops on the command before it reads a setting (GRPO001 says where): what else the
                 # command would do depends on what it means to say, which is not known
@@ -373,6 +376,21 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     result.sources = runs.sources
     result.unchecked = sorted(set(skipped_rules))
     return finish(result, options)
+
+
+def _as_called(found: list[Diagnostic], called_at: int, script: Script, said: set[tuple]) -> list[Diagnostic]:
+    """The findings on a run of a function's body, judged with the arguments of the call at line `called_at`: each
+    names that call, is said once for all calls that give it, and offers no edit (an edit of the body would change
+    every call)."""
+    call = clip(script.lines[called_at - 1].strip()) if called_at <= len(script.lines) else ""
+    where = f" (the function as line {called_at} calls it: `{call}`)"
+    kept = []
+    for d in found:
+        key = (d.code, d.span, d.message)
+        if key not in said:
+            said.add(key)
+            kept.append(d._replace(message=d.message + where, fixes=()))
+    return kept
 
 
 def _called_script(

@@ -147,6 +147,76 @@ def test_case_patterns_functions_tests_and_bash_c():
     assert commands[3].inner and commands[3].line == 7
 
 
+_FUNCTION = """run_train() {
+  local model=$1
+  NPROC_PER_NODE=$4 swift rlhf --rlhf_type grpo --model "$model" \\
+      --num_generations "$2" --gradient_accumulation_steps "$3" --per_device_train_batch_size 1
+}
+
+"""
+
+
+def test_a_functions_body_runs_with_the_arguments_of_each_call():
+    calls = 'run_train Qwen/Qwen3-8B 8 8 2\nif [ -n "$FAST" ]; then run_train m 4 4 1; fi\n'
+    parsed = parse(_FUNCTION + calls, "s.sh")
+    runs = [(c.line, c.called_at, [w.text for w in c.words[-5:]], c.branch) for c in parsed.commands]
+    assert runs == [
+        (7, 0, ["run_train", "Qwen/Qwen3-8B", "8", "8", "2"], ()),
+        (3, 7, ["8", "--gradient_accumulation_steps", "8", "--per_device_train_batch_size", "1"], ()),
+        (8, 0, ["run_train", "m", "4", "4", "1"], ((1, 0),)),
+        (3, 8, ["4", "--gradient_accumulation_steps", "4", "--per_device_train_batch_size", "1"], ((1, 0),)),
+    ]  # fmt: skip
+    assert parsed.commands[1].env["NPROC_PER_NODE"].text == "2" and parsed.commands[1].words[5].text == "Qwen/Qwen3-8B"
+    # never called: its body is read as written, its arguments not known
+    (alone,) = parse(_FUNCTION, "s.sh").commands
+    assert alone.called_at == 0 and alone.words[7].unknown == ("$2",)
+
+
+def test_a_call_that_breaks_the_groups_is_reported_at_the_body_naming_the_call_and_without_an_edit():
+    broken = script(_FUNCTION + "run_train Qwen/Qwen3-8B 8 8 2 || run_train Qwen/Qwen3-8B 6 4 1\n")
+    (error,) = [d for d in broken.diagnostics if d.severity is Severity.ERROR]
+    assert error.code == "GRPO102" and error.span.line == 4  # 1 x 1 process x 4 steps = 4 completions, groups of 6
+    assert "(the function as line 7 calls it: `run_train Qwen/Qwen3-8B 8 8 2 || run_train Qwen/Qwen3-8B 6 4 1`)" in (
+        error.message
+    )
+    assert error.fixes == ()  # an edit of the body would change every call
+    fine = script(_FUNCTION + "run_train Qwen/Qwen3-8B 8 8 2 || run_train Qwen/Qwen3-8B 4 4 1\n")
+    assert [d.code for d in fine.diagnostics if d.severity is not Severity.INFO] == []
+    twice = script(_FUNCTION + "run_train m 1 4 1\nrun_train m 1 8 1\n")  # the same finding from two calls: said once
+    assert [(d.code, d.span.line) for d in twice.diagnostics if d.severity is Severity.ERROR] == [("GRPO101", 4)]
+    alone = script(_FUNCTION)  # no call: the values are not known, nothing is blamed
+    assert {d.code for d in alone.diagnostics} == {"GRPO507"}
+
+
+def test_a_function_that_shifts_its_arguments_hands_on_the_rest():
+    text = 'run() {\n  local name=$1\n  shift\n  swift rlhf --rlhf_type grpo --output_dir "$name" "$@"\n}\n'
+    text += "run a --num_generations 4\n"
+    *_, called = parse(text, "s.sh").commands
+    assert [w.text for w in called.words] == [
+        "swift",
+        "rlhf",
+        "--rlhf_type",
+        "grpo",
+        "--output_dir",
+        "a",
+        "--num_generations",
+        "4",
+    ]
+    looped = text.replace("  shift\n", "  while [ $# -gt 2 ]; do shift; done\n")  # how far is not known statically
+    *_, called = parse(looped, "s.sh").commands
+    assert called.words[-1].text == "$@" and called.words[-1].unknown == ("$@",)
+
+
+def test_calls_are_read_again_only_within_a_bound():
+    body = "f() {\n" + "  echo " + "x" * 2_000 + "\n" * 50 + "  swift rlhf --rlhf_type grpo --num_generations $1\n}\n"
+    parsed = parse(body + "f 4\n" * 2_000, "s.sh")  # 2,000 calls of a 2 KB body: not 4 MB read again
+    called = [c for c in parsed.commands if c.called_at]
+    assert 0 < len(called) < 2 * 2_000
+    deep = "".join(f"f{i}() {{ f{i + 1} $1; f{i + 1} $1; }}\n" for i in range(30))
+    deep += "f30() { swift rlhf --num_generations $1; }\nf0 3\n"
+    assert len(parse(deep, "s.sh").commands) < 5_000  # calls within calls (2^30 of them): a thousand are read
+
+
 def test_a_bash_c_string_with_parts_not_known_before_launch_is_read_with_them_unknown():
     """`nohup bash -c "cd $REPO && $CMD"`: bash expands the string, then reads it as commands. CMD is the script's
     own; REPO and the run's EXTRA are not known, and stay unknown words of the commands read."""

@@ -243,7 +243,9 @@ def tree_sitter_view(source: bytes) -> tuple[Counter, set[int]] | None:
 def grpo_lint_view(text: str) -> tuple[Counter, set[int]]:
     script = parse(text, "script.sh")
     commands: Counter = Counter()
-    groups = [(c.line, c.words) for c in script.commands if not c.inner]
+    # (a function's body is read once per call, with the call's arguments: as written, it is one command)
+    once = {(c.line, tuple(w.span for w in c.words)): c for c in script.commands if not c.inner}
+    groups = [(c.line, c.words) for c in once.values()]
     groups += [(cut.lost[0].span.line, cut.lost) for cut in script.cutoffs]
     for line, words in groups:
         spans = list(dict.fromkeys(w.span for w in words))  # a word split in several keeps one span

@@ -40,6 +40,8 @@ _MAX_NESTING = 24  # ${A:-${B:-...}} / bash -c inside bash -c / $(( (((...))) ))
 _MAX_VALUE = 65_536  # characters of one variable's value; longer values are treated as unknown
 _MAX_ARRAY = 4_096  # elements of one array
 _MAX_EXPANDED = 4_000_000  # characters all expansions of one script may produce; beyond, values are unknown
+_MAX_CALLED = 1_000_000  # characters of function bodies one script's calls may read again; beyond, calls are not
+_CALL_COST = 1_000  # what a call costs of it beyond its body's length (at most 1,000 calls are read)
 
 
 class Word(Record):
@@ -62,6 +64,7 @@ class Command(Record):
     inner: bool = False  # read from the string of `bash -c '...'`
     # The arms of if/case statements it sits in: (statement id, arm) from the outside in.
     branch: tuple[tuple[int, int], ...] = ()
+    called_at: int = 0  # in a function's body: the line of the script's call that runs it (its `$1`... that call's)
 
     def exclusive_with(self, other: Command) -> bool:
         """Whether the two commands are in different arms of one if/case statement: never both run."""
@@ -386,6 +389,13 @@ _FUNCTIONS = lazy(_FUNCTION_DEFINED, re.M)
 _REPOSITIONS = lazy(r"^\s*(?:shift\b|set\s+--|getopts\b)|" + _FUNCTION_DEFINED, re.M)
 
 
+class _Function(Record):
+    """A function the script defines: the text of its body and where it starts in the file."""
+
+    body: str
+    origin: tuple[int, int]
+
+
 class _Lexer:
     def __init__(
         self,
@@ -395,6 +405,7 @@ class _Lexer:
         origin: tuple[int, int] = (1, 1),
         level: int = 0,
         budget: list[int] | None = None,
+        functions: dict[str, _Function] | None = None,
     ) -> None:
         self.text = text
         self.i = 0
@@ -402,7 +413,9 @@ class _Lexer:
         self.col = 1
         self.origin = origin  # where this text starts in the file (a `bash -c` string, a `${...}` default)
         self.level = level
-        self.budget = budget if budget is not None else [_MAX_EXPANDED]  # shared with nested readers
+        self.string = level > 0  # reading a string of the script (`bash -c '...'`), not its own lines
+        # what expansions and function calls may still read: shared with nested readers
+        self.budget = budget if budget is not None else [_MAX_EXPANDED, _MAX_CALLED]
         self.carry = False  # a comment-only line between a cut command and its lost words
         self.variables: dict[str, Word] = variables if variables is not None else {}
         self.arrays: dict[str, list[Word]] = arrays if arrays is not None else {}
@@ -434,6 +447,15 @@ class _Lexer:
         self.cases = 0  # open `case` statements
         self.expect_pattern = False  # the next thing is a `case` pattern (`a|b)`) or `esac`
         self.in_test = False  # inside `[[ ... ]]`, where && || ( ) < > are the test's own operators
+        # Functions the script has defined so far (shared with the readers of their calls), the name a definition
+        # just gave (its `{` opens the body), the open `{ ... }` groups, the functions called and where the
+        # commands of each definition are, as read where it is written (with arguments not known).
+        self.functions: dict[str, _Function] = functions if functions is not None else {}
+        self.defining: str | None = None
+        self.groups: list[tuple[str | None, int, tuple[int, int], int]] = []
+        self.called: set[str] = set()
+        self.definitions: list[tuple[str, int, int]] = []
+        self._line_starts: list[int] | None = None
 
     # Positions and characters -------------------------------------------------------------------
     def pos(self) -> tuple[int, int]:
@@ -534,6 +556,7 @@ class _Lexer:
     def open_paren(self) -> None:
         rest = self.text[self.i + 1 : self.i + 64].lstrip(" \t")
         if len(self.words) == 1 and rest.startswith(")"):  # `name() {`: a function definition
+            self.defining = self.words[0].text
             self.advance(self.text.index(")", self.i) - self.i + 1)
             self.words = []
             return
@@ -1182,6 +1205,8 @@ class _Lexer:
             self.cutoffs.append(CutOff(cut[0], cut[1], tuple(words)))
             return
         while words and words[0].text in _KEYWORDS:
+            if words[0].text == "{":
+                self.open_group(words[0])
             if words[0].text in ("if", "while", "until"):
                 self.depth += 1
             if words[0].text == "if":
@@ -1193,6 +1218,10 @@ class _Lexer:
         if words and words[0].text in _HEADERS:
             if words[0].text != "function":
                 self.depth += 1
+            elif len(words) > 1:  # `function name {` (or `function name() {`)
+                self.defining = words[1].text.removesuffix("()")
+                if words[-1].text == "{":
+                    self.open_group(words[-1])
             return
         if words and words[0].text in ("fi", "done"):
             self.depth = max(self.depth - 1, 0)
@@ -1203,6 +1232,8 @@ class _Lexer:
             self.depth = max(self.depth - 1, 0)
             self.expect_pattern = False
             self._end_case()
+        if words and words[0].text == "}":
+            self.close_group(words[0])
         if not words or words[0].text in _ENDS or words[0].text in _TESTS:
             return
         prefixes: list[tuple[str, Word]] = []
@@ -1231,6 +1262,8 @@ class _Lexer:
         if words[0].text in ("export", "declare", "typeset", "readonly", "local"):
             self.declare(words[1:], exported=words[0].text == "export" or any(w.text == "-x" for w in words))
             return
+        if words[0].text in ("shift", "set") and _ARGS in self.arrays:
+            self.repositioned(words)
         if words[0].text == "unset":
             for word in words[1:]:
                 self.variables.pop(word.text, None)
@@ -1248,14 +1281,72 @@ class _Lexer:
         env.update(prefixes)
         if words:
             branch = tuple((block, arm) for block, arm, _ in self.arms)
-            command = Command(
-                tuple(words), env, tuple(prefixes), words[0].span.line, background, self.level > 0, branch
-            )
+            command = Command(tuple(words), env, tuple(prefixes), words[0].span.line, background, self.string, branch)
             self.commands.append(command)
             if self.pending_cutoff is not None:
                 self.pending_cutoff = (self.pending_cutoff[0], command.line)
                 self.ending_comments.append(self.pending_cutoff[0])
             self.shell_string(command)
+            if words[0].text in self.functions:
+                self.call(words[0].text, words[1:])
+
+    def repositioned(self, words: list[Word]) -> None:
+        """`shift [n]` (and `set -- ...`) in a reader whose positional arguments are known (a function's call): what
+        `$1`, `$@` are after it. Inside an if or a loop, or `set --`, they are no longer known."""
+        args = self.arrays[_ARGS]
+        if words[0].text == "set":
+            if any(w.text == "--" for w in words[1:]):
+                del self.arrays[_ARGS]
+            return
+        count = words[1].text if len(words) > 1 else "1"
+        if self.depth or not count.isdigit() or (len(words) > 1 and words[1].unknown):
+            del self.arrays[_ARGS]
+        else:
+            self.arrays[_ARGS] = args[int(count) :]
+
+    # Functions ----------------------------------------------------------------------------------
+    def offset(self, line: int, column: int) -> int:
+        """Where a position of the file lies in this reader's text."""
+        if self._line_starts is None:
+            self._line_starts = [0, *(m.end() for m in re.finditer("\n", self.text))]
+        row = line - self.origin[0]
+        if not 0 <= row < len(self._line_starts):
+            return len(self.text)
+        return min(self._line_starts[row] + column - (self.origin[1] if row == 0 else 1), len(self.text))
+
+    def open_group(self, brace: Word) -> None:
+        """A `{` that opens a group of commands: a function's body when a definition names one just before."""
+        end = (brace.span.end_line, brace.span.end_column)
+        self.groups.append((self.defining, self.offset(*end), end, len(self.commands)))
+        self.defining = None
+
+    def close_group(self, brace: Word) -> None:
+        if not self.groups:
+            return
+        name, start, origin, first = self.groups.pop()
+        if name is None or not _NAME.fullmatch(name):
+            return
+        body = self.text[start : self.offset(brace.span.line, brace.span.column)]
+        self.functions[name] = _Function(body, origin)
+        self.definitions.append((name, first, len(self.commands)))
+
+    def call(self, name: str, arguments: list[Word]) -> None:
+        """A call of a function the script defined: its body read again with the call's words as `$1`, `$@`...,
+        and the variables as they are where it is called."""
+        body, origin = self.functions[name]
+        self.budget[1] -= len(body) + _CALL_COST
+        if self.level >= _MAX_NESTING or self.budget[1] < 0:
+            return  # (not read again: the body as written stands for it)
+        self.called.add(name)
+        arrays = {**self.arrays, _ARGS: arguments[:_MAX_ARRAY]}
+        inner = _Lexer(body, dict(self.variables), arrays, origin, self.level + 1, self.budget, self.functions)
+        inner.exported, inner.string = set(self.exported), self.string
+        inner.depth, inner.blocks, inner.arms = self.depth, self.blocks, [list(arm) for arm in self.arms]
+        inner.run()
+        self.blocks = inner.blocks
+        line = arguments[0].span.line if arguments else self.pos()[0]
+        self.commands.extend(c._replace(called_at=line) for c in inner.commands)
+        self.called.update(inner.called)
 
     def shell_string(self, command: Command) -> None:
         """`bash -c '...'`: the commands of the string, as if written in the script; also where a command hands the
@@ -1339,7 +1430,7 @@ def parse(
     return Script(
         path,
         text,
-        lexer.commands,
+        _as_run(lexer),
         lexer.cutoffs,
         tuple(lexer.ending_comments),
         lines,
@@ -1350,6 +1441,15 @@ def parse(
         _unbound(lexer, text),
         lexer.nounset,
     )
+
+
+def _as_run(lexer: _Lexer) -> list[Command]:
+    """The commands as the script runs them: a function that is called runs where it is called (with the call's
+    arguments), so the commands of its body as written (their arguments not known) are not runs of their own."""
+    dropped = [(first, end) for name, first, end in lexer.definitions if name in lexer.called]
+    if not dropped:
+        return lexer.commands
+    return [c for i, c in enumerate(lexer.commands) if not any(first <= i < end for first, end in dropped)]
 
 
 def _unbound(lexer: _Lexer, text: str) -> tuple[tuple[str, int, int, int], ...]:
