@@ -740,6 +740,8 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
             return finish(unreadable(display, ReadProblem(str(exc), Span.point(1, 1), text), options), options)
         return FileResult(display, "skipped", note=str(exc))
     result = lint_python(code, display, explicit, options, workspace)
+    if cells.shell:  # `!python train.py \` lines and `%%bash` cells: the notebook's launch script
+        result = _with_shell(result, lint_shell(cells.shell, display, options, workspace), code)
     if result.status == "linted":
         placed = []
         for d in result.diagnostics:
@@ -749,7 +751,23 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
             placed.append(d._replace(fixes=()))  # edits of the joined code are no edits of the .ipynb
         result.diagnostics = placed
         result.format = "notebook"
+        # excerpts show the cells as written (`!python train.py \`), line for line what was linted
+        result.text = "\n".join(line for cell in cells.cells for line in cell.source.splitlines() or [""]) + "\n"
     return result
+
+
+def _with_shell(python: FileResult, shell: FileResult, code: str) -> FileResult:
+    """A notebook's Python lint with its shell lines' (what a cell's `!` commands start, each in a shell of its
+    own) added: one result for the file."""
+    if shell.status != "linted":
+        return python
+    if python.status != "linted":
+        python = FileResult(python.path, "linted", [], code, "Python training code", [], "python")
+    python.diagnostics = [*python.diagnostics, *shell.diagnostics]
+    python.plans = [*python.plans, *shell.plans]
+    python.sources = {**shell.sources, **python.sources}
+    python.unchecked = sorted({*python.unchecked, *shell.unchecked})
+    return python
 
 
 # --- filters ---------------------------------------------------------------------------------

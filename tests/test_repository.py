@@ -19,7 +19,7 @@ from grpo_lint.cli import main
 from grpo_lint.sources.shell import parse
 from grpo_lint.workspace.pins import find_pins, pick
 
-from .conftest import SHARED
+from .conftest import SHARED, run_cli
 
 
 @pytest.fixture
@@ -473,6 +473,57 @@ def test_a_notebook_whose_shell_lines_sit_in_blocks_is_read(tmp_path, monkeypatc
     _, report = lint(tmp_path, monkeypatch)
     (found,) = report["diagnostics"]
     assert (found["code"], found["cell"], found["line"]) == ("GRPO004", 3, 2)
+
+
+def _notebook(*sources: str) -> str:
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c} for c in sources]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+_TRAIN = (
+    "import argparse\nfrom trl import GRPOConfig, GRPOTrainer\np = argparse.ArgumentParser()\n"
+    "p.add_argument('--num-generations', type=int, default=8)\np.add_argument('--steps', type=int, default=1)\n"
+    "a = p.parse_args()\nGRPOTrainer(model='m', args=GRPOConfig(output_dir='o', num_generations=a.num_generations))\n"
+)
+
+
+def test_a_notebooks_shell_lines_are_its_launch_script(tmp_path, monkeypatch, uninstalled):
+    """`!python train.py \\` continued over lines (IPython joins them for the shell) and `%%bash` cells are launches."""
+    steps = "N = 10\n!python train.py \\\n  --num-generations 1 \\\n  --steps {N}\n"
+    bash = "%%bash\ncd .\npython train.py --num-generations 1 --steps 3\n"
+    write(tmp_path, {"train.py": _TRAIN, "requirements.txt": "trl==1.16.0\n", "run.ipynb": _notebook("x = 1", steps)})
+    status, report = lint(tmp_path, monkeypatch, "run.ipynb")
+    (found,) = report["diagnostics"]
+    assert status == 1 and (found["code"], found["cell"], found["line"], found["column"]) == ("GRPO101", 2, 3, 3)
+    write(tmp_path, {"run.ipynb": _notebook(steps.replace("1 \\", "4 \\"), bash)})
+    status, report = lint(tmp_path, monkeypatch, "run.ipynb")
+    assert status == 1 and [(d["code"], d["cell"], d["line"]) for d in report["diagnostics"]] == [("GRPO101", 2, 3)]
+    write(tmp_path, {"run.ipynb": _notebook(steps.replace("1 \\", "4 \\"))})
+    status, report = lint(tmp_path, monkeypatch, "run.ipynb")
+    assert status == 0 and [d for d in report["diagnostics"] if d["severity"] != "info"] == []
+
+
+def test_a_python_value_in_a_shell_line_is_not_known_before_the_cell_runs(tmp_path, monkeypatch, uninstalled):
+    write(tmp_path, {"train.py": _TRAIN, "requirements.txt": "trl==1.16.0\n"})
+    write(tmp_path, {"run.ipynb": _notebook("G = 1\n!python train.py --num-generations {G}")})
+    status, report = lint(tmp_path, monkeypatch, "run.ipynb")
+    assert status == 0 and [d["code"] for d in report["diagnostics"]] == ["GRPO507"]  # not `{G}` taken as a value
+    assert "--num-generations {G}" in run_cli("--isolated", "run.ipynb", cwd=tmp_path).stdout  # shown as written
+
+
+def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatch, uninstalled):
+    config = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"
+    write(tmp_path, {"sub/configs/grpo.yaml": config, "run.sh": f"cd sub && {launch}"})
+    write(tmp_path, {"requirements.txt": "trl==1.16.0\n"})
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 1 and codes(report) == ["GRPO102"]  # read from sub/: 3 completions, groups of 4
+    write(tmp_path, {"run.sh": f"cd $WORK && {launch}"})  # where it runs is not shown: nothing said of the file
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 0 and codes(report) == []
+    write(tmp_path, {"run.sh": launch})  # from the script's folder: not there
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert codes(report) == ["GRPO001"] and "was not found" in report["diagnostics"][0]["message"]
 
 
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(

@@ -86,17 +86,20 @@ def read_script(
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: cut.lost for cut in script.cutoffs}
     intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
+    where: dict[int, Places] = {}  # where each launch runs (after the script's `cd`s), by its place in the list
     for c, here in _working_dirs(intended, places):
         launch = recognise(c, here)
         if launch is not None:
+            where[len(result.launches)] = here
             result.launches.append(launch)
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
-    for launch in result.launches:
+    for index, launch in enumerate(result.launches):
         broken = never_starts(script, launch).why
         if broken:
             result.not_grpo.append(f"the command of line {launch.command.line} never starts: {broken}")
-        run = _run(launch, script, places, target_for, result) if launch.role == "train" and not broken else None
+        here = where.get(index, places)
+        run = _run(launch, script, here, target_for, result) if launch.role == "train" and not broken else None
         if launch.role == "megatron":
             result.problems.extend(_megatron_rlhf_type(launch, target_for))
             result.not_grpo.append(
@@ -924,6 +927,8 @@ def _read_config(
         return {}
     if path is None and made_here(script.text, config.rpartition("/")[2], command):
         return {}  # the script makes or fetches it before the run (`cp`, `wget`, `python make.py > x.yaml`): not shown
+    if path is None and places.lost:
+        return {}  # run after a `cd` to a folder the repository does not show: where the path starts is not known
     if path is None:
         result.problems.append(
             Diagnostic(

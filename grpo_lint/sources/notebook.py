@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 
+from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 
 
@@ -29,11 +30,14 @@ class Cell(Record):
 class Cells:
     """Where each code cell lies in the joined Python text."""
 
-    __slots__ = ("cells", "starts")
+    __slots__ = ("cells", "shell", "starts")
 
-    def __init__(self, cells: list[Cell]) -> None:
+    def __init__(self, cells: list[Cell], shell: str = "") -> None:
         self.cells = cells
         self.starts = [cell.first_line for cell in cells]
+        # The shell the notebook runs (`!python train.py \`, a `%%bash` cell) at the lines of the joined text, the
+        # rest blank: read as a launch script ("" when there is none).
+        self.shell = shell
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a line of the joined text."""
@@ -117,6 +121,7 @@ def python_text(text: str) -> tuple[str, Cells]:
 def decode(text: str) -> tuple[str, Cells]:
     """python_text, decoded from the JSON."""
     lines: list[str] = []
+    shell: list[str] = []  # the shell lines at their places in the joined text, the others blank
     cells: list[Cell] = []
     loaded = load(text)
     raw = _raw_lines(text, len(loaded))
@@ -127,20 +132,40 @@ def decode(text: str) -> tuple[str, Cells]:
         first = own[0].lstrip()
         python = not first.startswith("%%") or first.startswith(("%%time", "%%capture"))
         cells.append(Cell(number, source, len(lines) + 1, python, raw[number - 1] if raw else 0))
+        bash = _SHELL_CELL.match(first) is not None  # `%%bash`: the cell's other lines are one shell script
         continued = False  # the line before is a shell or magic line ending in `\`: this one belongs to it
-        for line in own:
+        in_shell = False  # ... and that line is a shell line (`!`): IPython joins the two for the shell
+        for index, line in enumerate(own):
             stripped = line.lstrip()
             if not python:
                 lines.append("")
+                shell.append(line if bash and index else "")
             elif continued:
                 lines.append(f"#{line}")
+                shell.append(_ipython_values(line) if in_shell else "")
                 continued = line.endswith("\\")
             elif stripped.startswith(("!", "%")):
                 continued = line.endswith("\\")
+                in_shell = stripped.startswith("!") and not stripped.startswith("!!")
                 # shell and magic lines are no Python: kept as comments (columns stay put); an indented
                 # one may be all a block holds (`if ...:\n    !pip install x`), so it is a statement there
                 indent = line[: len(line) - len(stripped)]
                 lines.append(f"{indent}pass  #{stripped[1:]}" if indent else f"#{stripped[1:]}")
+                shell.append(_ipython_values(f"{indent} {stripped[1:]}") if in_shell else "")
             else:
                 lines.append(line)
-    return "\n".join(lines) + "\n", Cells(cells)
+                shell.append("")
+    script = "\n".join(shell) + "\n" if any(shell) else ""
+    return "\n".join(lines) + "\n", Cells(cells, script)
+
+
+# A cell magic that runs the cell in a POSIX shell.
+_SHELL_CELL = lazy(r"%%(?:bash|sh|script\s+(?:ba)?sh)\s*$")
+# `{expr}` in a `!` line: IPython puts the value of a Python expression there before the shell reads the line.
+_PYTHON_VALUE = lazy(r"(?<!\$)\{[^{}\n]*\}")
+
+
+def _ipython_values(line: str) -> str:
+    """A `!` line as the shell reads it where IPython's values are not known: each `{expr}` becomes a variable no
+    script sets (`$____`, as long, so columns stay put); `$name` is already one the shell does not know."""
+    return _PYTHON_VALUE.sub(lambda match: "$" + "_" * (len(match.group(0)) - 1), line)
