@@ -717,6 +717,17 @@ def test_a_repository_whose_scripts_run_the_frameworks_program_uses_it(tmp_path,
     assert status == 1 and "GRPO102" in codes(report, "recipes/grpo_small.yaml")
 
 
+def test_a_file_named_like_verls_trainer_that_never_names_verl_is_the_repositorys_own(tmp_path, monkeypatch):
+    trainer = "import torch\n\ndef main():\n    torch.manual_seed(0)\n\nif __name__ == '__main__':\n    main()\n"
+    launch = "torchrun --nproc_per_node 8 main_ppo.py data.train_batch_size=3 actor_rollout_ref.rollout.n=1\n"
+    write(tmp_path, {"main_ppo.py": trainer, "run.sh": launch})
+    status, report = lint(tmp_path, monkeypatch, "--target", "verl==0.5.0", "run.sh")
+    assert status == 0 and report["diagnostics"] == [] and notes(report)["run.sh"] == "no GRPO launch command"
+    write(tmp_path, {"main_ppo.py": "from verl.trainer.main_ppo import main\n\nmain()\n"})  # verl's, run as its own
+    status, report = lint(tmp_path, monkeypatch, "--target", "verl==0.5.0", "run.sh")
+    assert status == 1 and "GRPO111" in codes(report)  # verl's checks: micro batch sizes not set
+
+
 def test_scripts_that_run_no_grpo_are_left_alone(tmp_path, monkeypatch):
     write(
         tmp_path,

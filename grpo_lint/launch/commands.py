@@ -333,7 +333,7 @@ def _program(
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)
         return launch._replace(entry=target, script=script, hydra=entry)
-    if _VERL_ENTRIES.search(target_path):
+    if _VERL_ENTRIES.search(target_path) and not _own_trainer(ran, places):
         launch = _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
         if first in ("-m", "--module") and _missing_module(target, places):
             return launch._replace(missing=target)
@@ -633,6 +633,15 @@ def in_checkout(written: str, places: Places) -> Path | None:
         if candidate.is_file():
             return candidate
     return None
+
+
+def _own_trainer(ran: Path | None, places: Places | None) -> bool:
+    """Whether a repository file named like a verl trainer (`main_ppo.py`) is a program of the repository's own: it
+    never names verl (a PPO loop written in PyTorch), so nothing of verl runs."""
+    if ran is None or places is None or places.modules is None:
+        return False
+    relative = places.modules.relative(ran)
+    return relative is not None and not places.modules.mentions_in(relative, b"verl")
 
 
 def _repository_script(target: str, module: bool, places: Places) -> Path | None:
