@@ -164,6 +164,18 @@ def test_swift_json_config_numbers_written_as_text_before_4_1():
     assert [d.code for d in lint(text, "--target swift==4.6.0 --world-size 8", "c.json")] == []
 
 
+def test_a_json_number_with_an_exponent_is_a_number_and_swifts_own_record_is_not_judged_by_type():
+    # YAML 1.1 reads 1e-06 (an exponent without a dot or sign) as text; JSON, and so the framework, as a number.
+    text = '{"rlhf_type": "grpo", "learning_rate": 1e-06, "adam_epsilon": 1E-8, "per_device_train_batch_size": 8}\n'
+    assert [d.code for d in lint(text, "--target swift==3.8.0 --world-size 8", "c.json")] == []
+    quoted = text.replace("1e-06", '"1e-06"')
+    assert [d.code for d in lint(quoted, "--target swift==3.8.0 --world-size 8", "c.json")] == ["GRPO003"]
+    # args.json, written by ms-swift after its __post_init__ (`init_weights: 'true'` became true): its own record
+    record = '{"rlhf_type": "grpo", "init_weights": true, "num_generations": 8, "per_device_train_batch_size": 8}\n'
+    assert [d.code for d in lint(record, "--target swift==3.8.0 --world-size 8", "run/args.json")] == []
+    assert [d.code for d in lint(record, "--target swift==3.8.0 --world-size 8", "mine.json")] == ["GRPO003"]
+
+
 def test_conventions_users_expect(tmp_path):
     (tmp_path / "bad.yaml").write_text("num_generations: 3\nper_device_train_batch_size: 4\ntemperature: 0\n")
     base = ("--target", "trl==1.16.0", "--world-size", "2")

@@ -184,6 +184,8 @@ def test_a_call_that_breaks_the_groups_is_reported_at_the_body_naming_the_call_a
     assert [d.code for d in fine.diagnostics if d.severity is not Severity.INFO] == []
     twice = script(_FUNCTION + "run_train m 1 4 1\nrun_train m 1 8 1\n")  # the same finding from two calls: said once
     assert [(d.code, d.span.line) for d in twice.diagnostics if d.severity is Severity.ERROR] == [("GRPO101", 4)]
+    bare = script(_FUNCTION.replace('"$2"', "1") + "run_train\n")  # a call without words is named by its own line
+    assert "(the function as line 7 calls it: `run_train`)" in bare.diagnostics[0].message
     alone = script(_FUNCTION)  # no call: the values are not known, nothing is blamed
     assert {d.code for d in alone.diagnostics} == {"GRPO507"}
 

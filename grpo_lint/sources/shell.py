@@ -1288,7 +1288,7 @@ class _Lexer:
                 self.ending_comments.append(self.pending_cutoff[0])
             self.shell_string(command)
             if words[0].text in self.functions:
-                self.call(words[0].text, words[1:])
+                self.call(words[0], words[1:])
 
     def repositioned(self, words: list[Word]) -> None:
         """`shift [n]` (and `set -- ...`) in a reader whose positional arguments are known (a function's call): what
@@ -1330,9 +1330,10 @@ class _Lexer:
         self.functions[name] = _Function(body, origin)
         self.definitions.append((name, first, len(self.commands)))
 
-    def call(self, name: str, arguments: list[Word]) -> None:
+    def call(self, called: Word, arguments: list[Word]) -> None:
         """A call of a function the script defined: its body read again with the call's words as `$1`, `$@`...,
         and the variables as they are where it is called."""
+        name = called.text
         body, origin = self.functions[name]
         self.budget[1] -= len(body) + _CALL_COST
         if self.level >= _MAX_NESTING or self.budget[1] < 0:
@@ -1344,8 +1345,7 @@ class _Lexer:
         inner.depth, inner.blocks, inner.arms = self.depth, self.blocks, [list(arm) for arm in self.arms]
         inner.run()
         self.blocks = inner.blocks
-        line = arguments[0].span.line if arguments else self.pos()[0]
-        self.commands.extend(c._replace(called_at=line) for c in inner.commands)
+        self.commands.extend(c._replace(called_at=called.span.line) for c in inner.commands)
         self.called.update(inner.called)
 
     def shell_string(self, command: Command) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from grpo_lint.diagnostics import Span
+from grpo_lint.patterns import lazy
 from grpo_lint.sources.document import WANDB_MARKERS, Document, Entry, ReadProblem
 from grpo_lint.sources.numbers import integer
 from grpo_lint.sources.yaml_guards import GuardedLoader, guarded_root
@@ -58,7 +59,8 @@ def parse(text: str, path: str, fmt: str) -> Document | ReadProblem | None:
             )
         document = Document(path=path, text=text, format=fmt, entries={})
         tagged: list[yaml.MarkedYAMLError] = []
-        for key, entry in _mapping_entries(loader, root, 0, document.duplicates, text.splitlines(), tagged):
+        entries = _mapping_entries(loader, root, 0, document.duplicates, text.splitlines(), tagged, fmt == "json")
+        for key, entry in entries:
             document.entries[key] = entry
         if tagged:
             # A value with a tag of another program (mkdocs' `!!python/name:`, `!ENV`) or a tag that does not
@@ -91,9 +93,10 @@ def _mapping_entries(
     duplicates: list[tuple[Entry, Entry]],
     lines: list[str],
     tagged: list[yaml.MarkedYAMLError],
+    json: bool = False,
 ) -> list[tuple[str, Entry]]:
     """The entries of a mapping; a value whose tag no safe loader knows is read as None and its error
-    kept in `tagged`."""
+    kept in `tagged`. `json`: the text is JSON, whose numbers YAML 1.1 does not all read as numbers."""
     if any(key.tag == _MERGE_TAG for key, _ in node.value):
         loader.flatten_mapping(node)
     seen: dict[str, Entry] = {}
@@ -106,9 +109,11 @@ def _mapping_entries(
         except yaml.constructor.ConstructorError as exc:
             tagged.append(exc)
             value = None  # the key still tells whether this is a GRPO config
+        if json:
+            value = _json_numbers(value_node, value)
         entry = Entry(key, value, _span(key_node, lines), _span(value_node, lines))
         if isinstance(value_node, yaml.MappingNode) and depth < 16:
-            entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines, tagged))
+            entry.children = dict(_mapping_entries(loader, value_node, depth + 1, [], lines, tagged, json))
         elif isinstance(value_node, yaml.SequenceNode):
             entry.item_spans = [_span(item, lines) for item in value_node.value]
         if key in seen:
@@ -116,6 +121,27 @@ def _mapping_entries(
         seen[key] = entry
         result.append((key, entry))
     return result
+
+
+# A JSON number YAML 1.1 reads as text: an exponent without a dot or without a sign (`1e-06`, `1.5e6`).
+_JSON_NUMBER = lazy(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?[eE][-+]?[0-9]+")
+
+
+def _json_numbers(node: yaml.Node, value: Any, depth: int = 0) -> Any:
+    """`value` with each unquoted JSON number that YAML read as text made the number JSON reads (`"lr": 1e-06` is
+    0.000001 to json.load, and so to the program that reads the file)."""
+    if isinstance(node, yaml.ScalarNode):
+        plain = not node.style and isinstance(value, str) and _JSON_NUMBER.fullmatch(value) is not None
+        return float(value) if plain else value
+    if depth > 64:
+        return value
+    if isinstance(node, yaml.SequenceNode) and isinstance(value, list) and len(value) == len(node.value):
+        return [_json_numbers(item, part, depth + 1) for item, part in zip(node.value, value, strict=True)]
+    if isinstance(node, yaml.MappingNode) and isinstance(value, dict):
+        for key_node, value_node in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.value in value:
+                value[key_node.value] = _json_numbers(value_node, value[key_node.value], depth + 1)
+    return value
 
 
 _WANDB_FIELDS = frozenset({"desc", "value"})
