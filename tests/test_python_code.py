@@ -395,6 +395,21 @@ def test_a_command_line_the_program_starts_is_a_launch_read_at_its_elements():
     assert launched('import subprocess\nsubprocess.run("python3 -m verl.trainer.main_ppo trainer.seed=1")\n') == []
 
 
+def test_a_function_that_starts_the_command_it_is_given_makes_its_callers_lists_launches():
+    """`def run(command): subprocess.run([str(p) for p in command], check=True)` then `run([sys.executable, ...])`: the
+    list is the command that runs (a notebook's helper, a pipeline's step runner)."""
+    helper = "import subprocess, sys\n\ndef run(command, check=True):\n    print(command)\n"
+    helper += "    subprocess.run([str(part) for part in command], check=check)\n\n"
+    call = 'run([sys.executable, "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=grpo", "{key}=1"])\n'
+    assert ("GRPO002", 7, 86) in launched(helper + call.format(key="trainer.seed"))
+    assert "GRPO002" not in [code for code, _, _ in launched(helper + call.format(key="trainer.total_epochs"))]
+    # a function that starts something else (its own list), or only prints what it is given, launches nothing given
+    printer = helper.replace("[str(part) for part in command]", '["nvidia-smi"]')
+    assert launched(printer + call.format(key="trainer.seed")) == []
+    shell = 'import os\n\ndef sh(line):\n    os.system(line)\n\nsh("python3 -m verl.trainer.main_ppo trainer.seed=1")\n'
+    assert "GRPO002" in [code for code, _, _ in launched(shell)]
+
+
 def test_a_keyword_written_twice_in_a_grpo_config_call_stops_the_module():
     """Python's parser accepts `GRPOConfig(logging_steps=1, ..., logging_steps=5)`; its compiler refuses the module."""
     twice = (

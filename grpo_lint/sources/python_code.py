@@ -481,6 +481,9 @@ class _Visitor(ast.NodeVisitor):
         self.feeds_config = "GRPOConfig" in text  # only then are loaded files and collected dicts followed
         self.launching = "subprocess" in text or "os.system" in text  # only then are command lines followed
         self.launches: list[LaunchCall] = []
+        # The module's functions that start the command they are given (`def run(cmd): subprocess.run(cmd, ...)`):
+        # name -> (the parameter's position, whether a shell reads it). A call of one with a list is a launch.
+        self.launchers: dict[str, tuple[int, bool]] = {}
         # Constants a GRPOConfig call may read (only followed where one is written): (scope, name) -> the literal
         # an assignment in that scope (the module's top level or a function's body) binds it to; how often each
         # scope binds each name, and the names bound otherwise (parameters, `global`, `except ... as`, definitions).
@@ -835,6 +838,8 @@ class _Visitor(ast.NodeVisitor):
                     )
         args = node.args
         params = tuple(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+        if self.launching and not self.class_stack:
+            self._launcher(node, tuple(a.arg for a in (*args.posonlyargs, *args.args)))
         if self.feeds_config:
             self.rebound.update(params, (a.arg for a in (args.vararg, args.kwarg) if a is not None), (node.name,))
         class_name = self.class_stack[-1].name if self.class_stack and self.scope.id == 0 else ""
@@ -1065,6 +1070,10 @@ class _Visitor(ast.NodeVisitor):
                 kwargs[changed] = None
         if self.launching and process_call(name, last, self.imports):
             self._launch(node, last)
+        elif self.launching and type(func) is ast.Name and func.id in self.launchers:
+            position, shell = self.launchers[func.id]
+            if position < len(node.args):
+                self._launch_command(node.args[position], shell)
         elif self.launching and last in ("append", "extend", "insert") and isinstance(func, ast.Attribute):
             self._changed(func.value)
         if last in _ARGPARSE_FACTS:
@@ -1155,12 +1164,28 @@ class _Visitor(ast.NodeVisitor):
         if isinstance(receiver, ast.Name):
             self.scope.changed.add(receiver.id)  # `cmd.append("--x")`
 
+    def _launcher(self, node: ast.FunctionDef | ast.AsyncFunctionDef, positional: tuple[str, ...]) -> None:
+        """A function that hands one of its parameters, as it is, to `subprocess.run` (or call, Popen, os.system):
+        its callers' lists are the commands that run."""
+        for inner in ast.walk(node):
+            if type(inner) is not ast.Call or not inner.args:
+                continue
+            given = _as_given(inner.args[0])
+            name = dotted(inner.func)
+            if given in positional and process_call(name, _called_name(inner.func), self.imports):
+                self.launchers[node.name] = (positional.index(given), _shell_read(inner, name))
+                return
+        self.launchers.pop(node.name, None)  # (a later definition of the name replaces an earlier one)
+
     def _launch(self, node: ast.Call, last: str) -> None:
         """`subprocess.run(cmd)` of a list built in reach (`cmd = [...]`), or of a list or command string written in
         the call (a string only where a shell reads it: `os.system`, `shell=True`)."""
-        if not node.args:
-            return
-        command = node.args[0]
+        if node.args:
+            self._launch_command(node.args[0], _shell_read(node, last))
+
+    def _launch_command(self, command: ast.expr, shell: bool) -> None:
+        """The command a process call (or a function that makes one) is given: a list, a name bound to one in reach,
+        or a command string a shell reads."""
         more = False
         if isinstance(command, ast.Name):
             for scope in reversed(self.scopes):
@@ -1170,9 +1195,6 @@ class _Visitor(ast.NodeVisitor):
                     break
             else:
                 return
-        shell = last == "system" or any(
-            k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords
-        )
         if not isinstance(command, ast.List | ast.Tuple) and not shell:
             return
         found = words_of(command)
@@ -1362,6 +1384,29 @@ _ARGPARSE = frozenset({"parse_args", "parse_known_args", "parse_intermixed_args"
 
 
 _ARGPARSE_FACTS = _ARGPARSE | {"ArgumentParser", "add_subparsers"}  # what decides whether a parser is shown whole
+
+
+def _as_given(command: ast.expr) -> str | None:
+    """The parameter a command is, word for word: `cmd`, `list(cmd)`, `[str(part) for part in cmd]`."""
+    if type(command) is ast.Name:
+        return command.id
+    if type(command) is ast.Call and _called_name(command.func) in ("list", "tuple") and len(command.args) == 1:
+        return _as_given(command.args[0])
+    if type(command) is ast.ListComp and len(command.generators) == 1:
+        loop = command.generators[0]
+        element = command.elt
+        if type(element) is ast.Call and _called_name(element.func) in ("str", "fspath") and len(element.args) == 1:
+            element = element.args[0]
+        same = type(loop.target) is ast.Name and type(element) is ast.Name and element.id == loop.target.id
+        return loop.iter.id if same and not loop.ifs and type(loop.iter) is ast.Name else None
+    return None
+
+
+def _shell_read(node: ast.Call, name: str) -> bool:
+    """Whether a process call hands its command to a shell: `os.system`, or `shell=True`."""
+    return name.rpartition(".")[2] == "system" or any(
+        k.arg == "shell" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords
+    )
 
 
 def _called_name(func: ast.expr) -> str:
