@@ -728,6 +728,26 @@ def test_a_file_named_like_verls_trainer_that_never_names_verl_is_the_repository
     assert status == 1 and "GRPO111" in codes(report)  # verl's checks: micro batch sizes not set
 
 
+def test_a_relative_config_path_is_the_entry_files_folder_as_hydra_reads_it(tmp_path, monkeypatch):
+    """`python3 -m verl.experimental.tq.main_ppo --config-path=config --config-name=tq`: Hydra looks for config/ beside
+    main_ppo.py, not where the run starts; the base config found there gives the run its values."""
+    entry = 'import hydra\n\n@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\n'
+    entry += "def main(config):\n    pass\n"
+    base = "algorithm: {adv_estimator: grpo}\nactor_rollout_ref:\n  rollout: {n: 1}\n"
+    files = {
+        "verl/__init__.py": "", "verl/experimental/__init__.py": "", "verl/experimental/tq/__init__.py": "",
+        "verl/experimental/tq/main_ppo.py": entry,
+        "verl/experimental/tq/config/tq.yaml": base,
+        "run.sh": "python3 -m verl.experimental.tq.main_ppo --config-path=config --config-name=tq trainer.nnodes=1\n",
+    }  # fmt: skip
+    write(tmp_path, files)
+    status, report = lint(tmp_path, monkeypatch, "--target", "verl==0.7.0", "run.sh")
+    assert codes(report) == ["GRPO101"]  # n: 1 in the base config: a group of one
+    (tmp_path / "verl/experimental/tq/config/tq.yaml").unlink()  # not there: nothing rests on its values
+    status, report = lint(tmp_path, monkeypatch, "--target", "verl==0.7.0", "run.sh")
+    assert status == 0 and codes(report) == []
+
+
 def test_scripts_that_run_no_grpo_are_left_alone(tmp_path, monkeypatch):
     write(
         tmp_path,

@@ -333,7 +333,8 @@ def _program(
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)
         return launch._replace(entry=target, script=script, hydra=entry)
-    if _VERL_ENTRIES.search(target_path) and not _own_trainer(ran, places):
+    own = not target_path.startswith(("verl", "recipe")) and "verl/" not in target_path and _own_trainer(ran, places)
+    if _VERL_ENTRIES.search(target_path) and not own:
         launch = _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
         if first in ("-m", "--module") and _missing_module(target, places):
             return launch._replace(missing=target)

@@ -543,7 +543,12 @@ def _verl_document(
             shown = run_dir_path(config_path_word(launch), places)
             folder = str(shown) if shown is not None else ""
         named = f"{folder}/{stem}.yaml"
-        found = find_file(named, places) if folder else None
+        found = None
+        entry = _entry_folder(launch, places) if folder and not os.path.isabs(folder) else None
+        if entry is not None:  # a relative --config-path is Hydra's from the entry file's folder
+            found = find_file(str(entry / named), places)
+        if found is None:
+            found = find_file(named, places) if folder else None
         if found is None:
             # The base config is not in the repository or not known before launch: its values, not verl's
             # defaults, are what the run starts from, so no verdict rests on a default.
@@ -585,6 +590,15 @@ def _verl_document(
     result.problems.extend(_failed_asserts(launch, overrides, document.hydra))
     result.problems.extend(_unread_keys(overrides, places, document.hydra, target_for))
     return document, overrides.unresolved
+
+
+def _entry_folder(launch: Launch, places: Places) -> Path | None:
+    """The folder of the repository file a `python -m pkg.main` launch runs, or None when it is not the repository's."""
+    modules = places.modules
+    if modules is None or not launch.entry or "/" in launch.entry or launch.entry.endswith(".py"):
+        return None
+    found = modules.module_file(launch.entry, 0, "")
+    return (places.root / found).parent if found is not None else None
 
 
 def _shadowing(folder: Path, flavour: str, target: Target, result: ScriptRuns) -> dict[str, Entry]:
