@@ -68,6 +68,19 @@ def test_a_keyword_that_names_a_constant_takes_its_value():
     assert group.span.line == 4 and all(edit.span.line == 4 for fix in group.fixes for edit in fix.edits)
 
 
+def test_a_constant_bound_to_another_constant_or_in_a_chain_takes_its_value():
+    """`B = G` (one name bound to another constant) and `G = B = 4` (one literal bound to two names)."""
+    args = "--target trl==1.16.0 --world-size 1"
+    call = "cfg = GRPOConfig(num_generations={g}, per_device_train_batch_size=B)\n"
+    aliased = "from trl import GRPOConfig\nG = 6\nB = G\n" + call.format(g=4)
+    assert found(aliased, args=args) == [("GRPO102", 4)]  # 6 completions, groups of 4
+    assert found(aliased.replace("G = 6", "G = 8"), args=args) == []
+    assert found(aliased.replace("G = 6", "G = 6\nG = 8"), args=args) == []  # G bound twice: not known
+    chained = "from trl import GRPOConfig\nG = B = 3\n" + call.format(g="G")
+    assert found(chained, args=args) == []  # 3 completions, groups of 3
+    assert found(chained.replace("B = 3", "B = 1"), args=args) == [("GRPO101", 3)]
+
+
 @pytest.mark.parametrize(
     "rebinding",
     [

@@ -488,6 +488,7 @@ class _Visitor(ast.NodeVisitor):
         # an assignment in that scope (the module's top level or a function's body) binds it to; how often each
         # scope binds each name, and the names bound otherwise (parameters, `global`, `except ... as`, definitions).
         self.constants: dict[tuple[int, str], tuple[Any, ast.expr]] = {}
+        self.aliases: dict[tuple[int, str], str] = {}  # `BATCH = G`: the name another constant's name is bound to
         self.bindings: dict[tuple[int, str], int] = {}
         self.rebound: set[str] = set()
         self.experimental_trainer = False
@@ -578,12 +579,8 @@ class _Visitor(ast.NodeVisitor):
             return call
         entries, unknown = dict(call.entries), dict(call.unknown_entries or {})
         for field, (scope, name) in call.names.items():
-            if name in self.rebound or name in self.imports:
-                continue
-            if (scope, name) not in self.bindings:
-                scope = 0  # (a name the function does not bind is the module's)
-            constant = self.constants.get((scope, name))
-            if constant is None or self.bindings[(scope, name)] != 1:
+            constant = self._constant_of(scope, name)
+            if constant is None:
                 continue
             at = unknown.pop(field)
             entry = Entry(field, constant[0], at.key_span, at.value_span)
@@ -593,6 +590,24 @@ class _Visitor(ast.NodeVisitor):
         if len(unknown) == len(call.unknown_entries or {}):
             return call
         return call._replace(entries=entries, unknown=tuple(unknown), unknown_entries=unknown)
+
+    def _constant_of(self, scope: int, name: str) -> tuple[Any, ast.expr] | None:
+        """The literal a name stands for where a call reads it: its one binding in that function (or, where the function
+        binds no such name, in the module), through names bound to names (`BATCH = G`, `G = 16`), none rebound."""
+        for _ in range(8):
+            if name in self.rebound or name in self.imports:
+                return None
+            if (scope, name) not in self.bindings:
+                scope = 0  # (a name the function does not bind is the module's)
+            if self.bindings.get((scope, name)) != 1:
+                return None
+            constant = self.constants.get((scope, name))
+            if constant is not None:
+                return constant
+            name = self.aliases.get((scope, name), "")
+            if not name:
+                return None
+        return None
 
     def _finish_seed(self, seed: Seed, generating: set[int]) -> Seed:
         owner = self.seed_class.get(seed.order)
@@ -898,15 +913,21 @@ class _Visitor(ast.NodeVisitor):
     def _constant(self, targets: list[ast.expr], value: ast.expr | None) -> None:
         """`G = 8` at the module's top level or in a function's body (not a class's): a constant, if nothing else
         binds the name there."""
-        if len(targets) != 1 or type(targets[0]) is not ast.Name or value is None:
-            return
+        if not targets or any(type(t) is not ast.Name for t in targets) or value is None:
+            return  # (`A = B = 8` binds both)
         if self.class_stack and self.class_stack[-1].scope == self.scopes[-1].id:
+            return
+        scope = self.scopes[-1].id
+        if type(value) is ast.Name:  # `BATCH = NUM_GENERATIONS`: the other constant's value, if it is one
+            for target in targets:
+                self.aliases[(scope, target.id)] = value.id  # type: ignore[attr-defined]
             return
         try:
             literal_value = bounded(ast.literal_eval(value), self._source(value))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return
-        self.constants[(self.scopes[-1].id, targets[0].id)] = (literal_value, value)
+        for target in targets:
+            self.constants[(scope, target.id)] = (literal_value, value)  # type: ignore[attr-defined]
 
     def _tracked(self, node: ast.Assign, value: ast.expr) -> None:
         """Names bound to a config file a script loads, and dicts it collects keyword arguments in."""
