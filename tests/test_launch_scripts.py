@@ -219,6 +219,16 @@ def test_calls_are_read_again_only_within_a_bound():
     assert len(parse(deep, "s.sh").commands) < 5_000  # calls within calls (2^30 of them): a thousand are read
 
 
+def test_a_command_tmux_starts_in_a_new_session_is_read_as_bash_c():
+    launch = "accelerate launch --num_processes 2 -m trl.scripts.grpo --num_generations 3 --per_device_train_batch_size"
+    text = f'tmux new-session -d -s train -c . "{launch} {{b}} --output_dir o"\n'
+    assert codes(text.format(b=2)) == ["GRPO102"]  # 2 x 2 processes = 4 completions, groups of 3
+    assert codes(text.format(b=3)) == []
+    *_, inner = parse(text.format(b=2), "s.sh").commands
+    assert inner.inner and inner.words[0].span.column == 36  # inside the string, at its place in the file
+    assert parse(f'tmux send-keys -t train "{launch} 2" Enter\n', "s.sh").commands[-1].words[0].text == "tmux"
+
+
 def test_a_bash_c_string_with_parts_not_known_before_launch_is_read_with_them_unknown():
     """`nohup bash -c "cd $REPO && $CMD"`: bash expands the string, then reads it as commands. CMD is the script's
     own; REPO and the run's EXTRA are not known, and stay unknown words of the commands read."""

@@ -1352,21 +1352,23 @@ class _Lexer:
         """`bash -c '...'`: the commands of the string, as if written in the script; also where a command hands the
         rest of its words to another program (`ray job submit --address=... -- bash -c '...'`)."""
         words = command.words
-        if words[0].text.rsplit("/", 1)[-1] not in _SHELLS:
-            rest = next((i for i, w in enumerate(words) if w.text == "--"), None)
-            if rest is None:
+        program = words[0].text.rsplit("/", 1)[-1]
+        if program == "tmux":
+            string = _tmux_command(words)
+        else:
+            if program not in _SHELLS:
+                rest = next((i for i, w in enumerate(words) if w.text == "--"), None)
+                if rest is None:
+                    return
+                words = words[rest + 1 :]
+            if not words or words[0].text.rsplit("/", 1)[-1] not in _SHELLS or len(words) < 3:
                 return
-            words = words[rest + 1 :]
-        if not words or words[0].text.rsplit("/", 1)[-1] not in _SHELLS or len(words) < 3:
-            return
-        if self.level >= _MAX_NESTING:
-            return
-        flag = next((i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-z]*c[a-z]*", w.text)), None)
-        if flag is None or flag + 1 >= len(words):
+            flag = next((i for i, w in enumerate(words[1:], 1) if re.fullmatch(r"-[a-z]*c[a-z]*", w.text)), None)
+            string = words[flag + 1] if flag is not None and flag + 1 < len(words) else None
+        if string is None or self.level >= _MAX_NESTING:
             return
         # (A string with parts not known before launch, `"cd $REPO && $CMD"`, is read too: bash expands it, then reads
         # it as commands; what stays unknown is written there as `$NAME`, which the reading below finds unknown again.)
-        string = words[flag + 1]
         origin = (string.span.line, string.span.column + 1)
         exported = {name: self.variables[name] for name in self.exported if name in self.variables}
         inner = _Lexer(string.text, exported, {}, origin, self.level + 1, self.budget)
@@ -1408,6 +1410,21 @@ def looks_like_override(word: str) -> bool:
     """A Hydra override of a dotted key (`trainer.nnodes=2`, `+a.b=1`): no command is named like it."""
     key, equals, _ = word.partition("=")
     return bool(equals) and re.fullmatch(r"[+~]{0,2}[A-Za-z_][\w\-]*(?:[./][\w\-]+)+", key) is not None
+
+
+# tmux's options that take a value before the shell command of `new-session` / `new-window`.
+_TMUX_VALUES = frozenset({"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-f"})
+
+
+def _tmux_command(words: tuple[Word, ...]) -> Word | None:
+    """The shell command `tmux new-session -d -s NAME "command"` (or `new-window`) starts: its one word after the
+    options, which tmux hands to the shell. None for any other tmux command, or a command in several words."""
+    if len(words) < 3 or words[1].text not in ("new-session", "new", "new-window", "neww"):
+        return None
+    index = 2
+    while index < len(words) and words[index].text.startswith("-"):
+        index += 2 if words[index].text in _TMUX_VALUES else 1
+    return words[index] if index == len(words) - 1 else None
 
 
 def _continues(first: str) -> bool:
