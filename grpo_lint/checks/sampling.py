@@ -217,7 +217,7 @@ def generation_kwargs_override(plan: RunPlan, options: Options) -> Iterator[Diag
     if kwargs is None or not isinstance(kwargs.value, dict):
         return
     for name in _OVERRIDDEN:
-        if name not in kwargs.value:
+        if name not in kwargs.value or not _overrides(plan, name, kwargs.value[name]):
             continue
         child = kwargs.children.get(name)
         span = child.key_span if child else kwargs.key_span
@@ -231,10 +231,13 @@ def generation_kwargs_override(plan: RunPlan, options: Options) -> Iterator[Diag
             )
             fix = f"move it to the top level: `temperature: {shown(kwargs.value[name])}`"
         elif name in ("max_tokens", "max_new_tokens"):
-            why = "the trainer sizes completion masks with max_completion_length"
+            why = (
+                f"the trainer sizes completion masks with max_completion_length "
+                f"({shown(plan.value('max_completion_length'))})"
+            )
             fix = "delete it from generation_kwargs and set max_completion_length"
         else:
-            why = "the top-level key is silently ignored for generation"
+            why = f"the top-level `{name}` ({shown(plan.value(name))}) is silently ignored for generation"
             fix = f"move it to the top level: `{name}: {shown(kwargs.value[name])}`"
         yield report(
             plan,
@@ -244,6 +247,19 @@ def generation_kwargs_override(plan: RunPlan, options: Options) -> Iterator[Diag
             fix=fix,
             key=f"generation_kwargs.{name}",
         )
+
+
+def _overrides(plan: RunPlan, name: str, value: object) -> bool:
+    """Whether generation_kwargs' `name` differs from what the run sets at the top level: the value TRL computes with
+    (temperature, against the log-probs; the completion length, against the masks), or a top-level key the run writes
+    itself (the others). The same value, or a key the run leaves unwritten, overrides nothing."""
+    if name == "n":
+        return True
+    if name in ("temperature", "max_tokens", "max_new_tokens"):
+        top = plan.value("temperature" if name == "temperature" else "max_completion_length")
+        return _number(value) is None or _number(top) is None or _number(value) != _number(top)
+    written = plan.entry(name)
+    return written is not None and written.value != value
 
 
 @rule(
