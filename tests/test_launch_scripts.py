@@ -229,6 +229,16 @@ def test_a_command_tmux_starts_in_a_new_session_is_read_as_bash_c():
     assert parse(f'tmux send-keys -t train "{launch} 2" Enter\n', "s.sh").commands[-1].words[0].text == "tmux"
 
 
+def test_a_string_over_several_lines_places_its_commands_at_the_string():
+    """bash removes the `\\` continuations inside the quotes: where a word of the string stands is not known."""
+    text = 'bash -c "swift rlhf --rlhf_type grpo \\\n  --num_generations 1"\n'
+    *_, inner = parse(text, "s.sh").commands
+    assert [w.text for w in inner.words][-2:] == ["--num_generations", "1"]
+    assert {(w.span.line, w.span.column, w.span.end_line) for w in inner.words} == {(1, 9, 2)}
+    one_line = parse('bash -c "swift rlhf --rlhf_type grpo --num_generations 1"\n', "s.sh").commands[-1]
+    assert one_line.words[-1].span.column == 56  # on one line: at its own place
+
+
 def test_a_bash_c_string_with_parts_not_known_before_launch_is_read_with_them_unknown():
     """`nohup bash -c "cd $REPO && $CMD"`: bash expands the string, then reads it as commands. CMD is the script's
     own; REPO and the run's EXTRA are not known, and stay unknown words of the commands read."""

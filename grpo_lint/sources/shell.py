@@ -1374,6 +1374,15 @@ class _Lexer:
         inner = _Lexer(string.text, exported, {}, origin, self.level + 1, self.budget)
         inner.exported = set(self.exported)
         inner.run()
+        if string.span.end_line - string.span.line != string.text.count("\n"):
+            # `\` continuations inside the quotes, which bash removes: where a word of the string stands in the file
+            # is not known from its text, so each is placed at the whole string
+            spanned = string.span
+            self.commands.extend(
+                c._replace(inner=True, words=tuple(w._replace(span=spanned) for w in c.words), line=spanned.line)
+                for c in inner.commands
+            )
+            return
         self.commands.extend(c._replace(inner=True) for c in inner.commands)
         self.cutoffs.extend(inner.cutoffs)
 
