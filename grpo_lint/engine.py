@@ -68,9 +68,9 @@ def _lint_workspace(workspace: Workspace, options: Options) -> Report:
     kinds = [file_kind(c.path, c.explicit) for c in candidates]
     options = _with_accelerate_world(candidates, kinds, options)
     reasons = [_not_a_config(candidate, workspace, options) for candidate in candidates]
-    if options.jobs != 1 and ("python" in kinds or "notebook" in kinds):
-        _parse_python_ahead(candidates, kinds, reasons, workspace, options)
-    count = forked.processes(options.jobs) if options.jobs != 1 else 1
+    count = forked.processes(options.jobs)
+    if count > 1 and ("python" in kinds or "notebook" in kinds):
+        _parse_python_ahead(candidates, kinds, reasons, workspace, count)
     results: dict[int, FileResult] = {}
     first: list[int] = []  # launch scripts first (a config they name is checked through them), framework code
     for index, candidate in enumerate(candidates):
@@ -165,17 +165,14 @@ def _once_each(files: list[FileResult]) -> None:
 
 
 def _parse_python_ahead(
-    candidates: list[Candidate], kinds: list[str], reasons: list[str | None], workspace: Workspace, options: Options
+    candidates: list[Candidate], kinds: list[str], reasons: list[str | None], workspace: Workspace, count: int
 ) -> None:
-    """Parse the Python files this run will parse on several processes first (grpo_lint.sources.parallel):
+    """Parse the Python files this run will parse on `count` processes first (grpo_lint.sources.parallel):
     the same files, read the same way, that lint_python then finds in the workspace's cache. `reasons`:
     why each candidate is not a config (see lint_paths): a framework's own code is still linted."""
     from grpo_lint.sources import parallel, yaml_reader
     from grpo_lint.sources.python_needles import not_worth_parsing
 
-    count = parallel.processes(options.jobs)
-    if count == 1:
-        return
     modules = workspace.modules
     files: list[tuple[str, str]] = []
     for candidate, kind, reason in zip(candidates, kinds, reasons, strict=True):

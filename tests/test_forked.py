@@ -29,13 +29,27 @@ def test_one_process_or_a_single_item_forks_nothing(monkeypatch):
     assert forked.share_out([7], str, 2) == {}
 
 
-def test_the_copies_take_work_while_this_process_works():
+def wait_for(path, size: int = 1, timeout: float = 20.0) -> None:
+    """Until the file holds `size` bytes (a forked copy's marks of what it did), or the timeout passes."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end and (not path.exists() or path.stat().st_size < size):
+        time.sleep(0.005)
+
+
+def mark(path) -> None:
+    with path.open("ab") as out:
+        out.write(b".")
+
+
+def test_the_copies_take_work_while_this_process_works(tmp_path):
     """Items are drawn from a queue: a copy takes chunks while this process is busy with a slow one."""
-    parent = os.getpid()
+    parent, marks = os.getpid(), tmp_path / "marks"
 
     def work(item: int) -> int:
-        if os.getpid() == parent and item == 0:
-            time.sleep(0.2)  # the first chunk is slow here: the copy takes the others meanwhile
+        if os.getpid() != parent:
+            mark(marks)
+        elif item == 0:
+            wait_for(marks, 30)  # the first chunk is slow here: the copy takes the others meanwhile
         return os.getpid()
 
     made = forked.share_out(list(range(40)), work, 2, chunk=1)
@@ -44,13 +58,14 @@ def test_the_copies_take_work_while_this_process_works():
     assert sum(pid != parent for pid in made.values()) >= 30
 
 
-def test_what_a_dead_copy_took_is_left_to_the_caller():
-    parent = os.getpid()
+def test_what_a_dead_copy_took_is_left_to_the_caller(tmp_path):
+    parent, marks = os.getpid(), tmp_path / "marks"
 
     def work(item: int) -> int:
         if os.getpid() != parent:
+            mark(marks)
             os._exit(3)  # killed on the first item it takes
-        time.sleep(0.01)
+        wait_for(marks)  # (this process leaves the copy time to take one)
         return -item
 
     made = forked.share_out(list(range(30)), work, 2, chunk=1)
@@ -58,12 +73,15 @@ def test_what_a_dead_copy_took_is_left_to_the_caller():
     assert all(made[item] == -item for item in made)
 
 
-def test_an_answer_that_does_not_pickle_is_left_to_the_caller():
-    parent = os.getpid()
+def test_an_answer_that_does_not_pickle_is_left_to_the_caller(tmp_path):
+    parent, marks = os.getpid(), tmp_path / "marks"
 
     def work(item: int) -> object:
-        time.sleep(0.005)
-        return item if os.getpid() == parent else (lambda: item)  # a lambda does not pickle
+        if os.getpid() != parent:
+            mark(marks)
+            return lambda: item  # a lambda does not pickle
+        wait_for(marks)  # (this process leaves the copy time to take one)
+        return item
 
     made = forked.share_out(list(range(30)), work, 2, chunk=1)
     assert made and len(made) < 30

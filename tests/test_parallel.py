@@ -6,10 +6,10 @@ import json
 import os
 import pickle
 import sys
-import time
 
 import pytest
 
+from grpo_lint import forked
 from grpo_lint.engine import lint_paths
 from grpo_lint.options import Options
 from grpo_lint.sources import parallel
@@ -17,7 +17,7 @@ from grpo_lint.sources.python_code import read
 
 from .conftest import run_cli
 
-pytestmark = pytest.mark.skipif(parallel.processes(2) < 2, reason="forking is not used on this platform")
+pytestmark = pytest.mark.skipif(forked.processes(2) < 2, reason="forking is not used on this platform")
 
 _TRAIN = """
 import os
@@ -64,17 +64,20 @@ def test_little_python_stays_in_one_process(monkeypatch):
     assert parallel.read_many([("a.py", "import os\n"), ("b.py", "seed = 1\n")], 2) == {}
 
 
-def test_a_failing_process_leaves_its_files_to_the_caller(monkeypatch):
+def test_a_failing_process_leaves_its_files_to_the_caller(monkeypatch, tmp_path):
     """A file whose reading fails, or a process that dies, leaves those files out; the rest arrive."""
+    from .test_forked import mark, wait_for
+
     files = _files(4)
     real = parallel._read
-    parent = os.getpid()
+    parent, marks = os.getpid(), tmp_path / "marks"
     broken = files[-1][0]  # the smallest: dealt last
 
     def failing(path, text):
         if os.getpid() != parent:
+            mark(marks)
             os._exit(3)  # the copy dies on the first file it takes
-        time.sleep(0.05)  # (this process leaves the copy time to take one)
+        wait_for(marks)  # (this process leaves the copy time to take one)
         return None if path == broken else real(path, text)
 
     monkeypatch.setattr(parallel, "_read", failing)
@@ -85,9 +88,9 @@ def test_a_failing_process_leaves_its_files_to_the_caller(monkeypatch):
 
 
 def test_how_many_processes():
-    assert parallel.processes(1) == 1
-    assert 1 <= parallel.processes(0) <= parallel.MAX_PROCESSES
-    assert parallel.processes(1000) == parallel.MAX_PROCESSES
+    assert forked.processes(1) == 1
+    assert 1 <= forked.processes(0) <= forked.MAX_PROCESSES
+    assert forked.processes(1000) == forked.MAX_PROCESSES
 
 
 def test_the_python_api_never_forks(tmp_path, monkeypatch):
@@ -118,7 +121,7 @@ def test_the_command_line_reports_the_same_with_one_process_or_several(tmp_path)
 
 @pytest.mark.skipif(sys.platform != "linux", reason="Linux only")
 def test_processes_respect_the_cpus_this_process_may_use():
-    assert parallel.processes(0) == min(len(os.sched_getaffinity(0)), parallel.MAX_PROCESSES)
+    assert forked.processes(0) == min(len(os.sched_getaffinity(0)), forked.MAX_PROCESSES)
 
 
 def test_a_notebook_is_decoded_once_and_parsed_with_the_python_files(tmp_path, monkeypatch):

@@ -333,8 +333,7 @@ def _program(
         script = str(places.root / entry.file) if places is not None else entry.file
         launch = _launch(command, "verl", "train", launcher, args, None, None)
         return launch._replace(entry=target, script=script, hydra=entry)
-    own = not target_path.startswith(("verl", "recipe")) and "verl/" not in target_path and _own_trainer(ran, places)
-    if _VERL_ENTRIES.search(target_path) and not own:
+    if _VERL_ENTRIES.search(target_path) and not _own_trainer(ran, places):
         launch = _launch(command, "verl", "train", launcher, args, None, None)._replace(entry=target)
         if first in ("-m", "--module") and _missing_module(target, places):
             return launch._replace(missing=target)
@@ -638,11 +637,14 @@ def in_checkout(written: str, places: Places) -> Path | None:
 
 def _own_trainer(ran: Path | None, places: Places | None) -> bool:
     """Whether a repository file named like a verl trainer (`main_ppo.py`) is a program of the repository's own: it
-    never names verl (a PPO loop written in PyTorch), so nothing of verl runs."""
+    lies in no `verl` or `recipe` package and never names verl (a PPO loop written in PyTorch), so nothing of verl
+    runs."""
     if ran is None or places is None or places.modules is None:
         return False
     relative = places.modules.relative(ran)
-    return relative is not None and not places.modules.mentions_in(relative, b"verl")
+    if relative is None or any(part in ("verl", "recipe") for part in relative.split("/")[:-1]):
+        return False
+    return not places.modules.mentions_in(relative, b"verl")
 
 
 def _repository_script(target: str, module: bool, places: Places) -> Path | None:

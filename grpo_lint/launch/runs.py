@@ -86,19 +86,18 @@ def read_script(
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: cut.lost for cut in script.cutoffs}
     intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
-    where: dict[int, Places] = {}  # where each launch runs (after the script's `cd`s), by its place in the list
+    where: list[Places] = []  # where each launch runs (after the script's `cd`s)
     for c, here in _working_dirs(intended, places):
         launch = recognise(c, here)
         if launch is not None:
-            where[len(result.launches)] = here
+            where.append(here)
             result.launches.append(launch)
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
-    for index, launch in enumerate(result.launches):
+    for launch, here in zip(result.launches, where, strict=True):
         broken = never_starts(script, launch).why
         if broken:
             result.not_grpo.append(f"the command of line {launch.command.line} never starts: {broken}")
-        here = where.get(index, places)
         run = _run(launch, script, here, target_for, result) if launch.role == "train" and not broken else None
         if launch.role == "megatron":
             result.problems.extend(_megatron_rlhf_type(launch, target_for))

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grpo_lint.forked import MAX_PROCESSES, processes, share_out
+from grpo_lint.forked import share_out
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
-
-__all__ = ["MAX_PROCESSES", "MIN_BYTES", "processes", "read_many"]
 
 MIN_BYTES = 64 * 1024  # Python to parse below which forking costs more than it saves
 

@@ -113,11 +113,10 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
             continue
         values[name] = entry.value
     coerced, problems = schema_for(table, version).validate(values)
-    if flavor == "args.json":
-        # ms-swift's record of a run holds its arguments after __post_init__ turned them into what the run uses
-        # (`init_weights: 'true'` -> true): not what a user writes, so not judged against the declared types
-        problems = []
-    problems = problems + vllm_top_p(coerced)  # ms-swift never checks top_p itself (v3.5.3, v3.10.2, v4.2.0)
+    # ms-swift's record of a run (args.json) holds its arguments after __post_init__ turned them into what the run
+    # uses (`init_weights: 'true'` -> true): not what a user writes, so not judged against the declared types.
+    # ms-swift never checks top_p itself (v3.5.3, v3.10.2, v4.2.0).
+    problems = ([] if flavor == "args.json" else problems) + vllm_top_p(coerced)
     if flavor == "args.json":
         findings = []
     else:
