@@ -662,6 +662,42 @@ def test_fields_of_the_repositorys_own_dataclasses_are_known_keys(tmp_path, monk
     assert "scripts/filter.py: PassRateArguments" in shown and "src/proj/configs.py: Extra" in shown
 
 
+def test_the_example_scripts_of_a_shipped_trl_project_are_not_the_repos_scripts(tmp_path, monkeypatch, uninstalled):
+    """A repository that ships TRL's whole project (`trl/` with its setup, `trl/trl/`, `trl/examples/`) and keeps its
+    own configs beside it: TRL's example scripts read none of them, so they are not assumed to."""
+    example = (
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, GRPOTrainer, TrlParser\n\n"
+        "@dataclass\nclass Args:\n    dataset_name: str = 'x'\n\n"
+        "parser = TrlParser((Args, GRPOConfig))\n"
+        "args, training_args = parser.parse_args_and_config()\n"
+        "GRPOTrainer(model=args.dataset_name, args=training_args).train()\n"
+    )
+    files = {
+        "trl/pyproject.toml": "[project]\nname = 'trl'\nversion = '0.19.0'\n",
+        "trl/trl/__init__.py": (
+            "__version__ = '0.19.0'\nfrom .trainer.grpo_config import GRPOConfig\n"
+            "from .trainer.grpo_trainer import GRPOTrainer\nfrom .scripts.utils import TrlParser\n"
+        ),
+        "trl/trl/trainer/grpo_config.py": (
+            "from dataclasses import dataclass, field\n\n@dataclass\nclass GRPOConfig:\n"
+            "    num_generations: int = field(default=8)\n    per_device_train_batch_size: int = 8\n"
+        ),
+        "trl/trl/trainer/grpo_trainer.py": "class GRPOTrainer:\n    pass\n",
+        "trl/trl/scripts/utils.py": "class TrlParser:\n    pass\n",
+        "trl/examples/scripts/grpo_vlm.py": example,
+        "trl/configs/mine.yaml": "num_generations: 4\nper_device_train_batch_size: 4\nmy_probe_count: 3\n",
+    }
+    write(tmp_path, files)
+    _, report = lint(tmp_path, monkeypatch, ".")
+    assert codes(report, "mine.yaml") == []  # no reader shown: its own keys are not called unused
+    # the same script, the repository's own (outside the shipped project): it is assumed to read the config
+    write(tmp_path, {"scripts/grpo_vlm.py": example})
+    _, report = lint(tmp_path, monkeypatch, ".")
+    (unknown,) = [d for d in report["diagnostics"] if d["path"].endswith("mine.yaml")]
+    assert unknown["code"] == "GRPO002" and unknown["key"] == "my_probe_count"
+    assert "scripts/grpo_vlm.py" in unknown["premises"][1]["text"] and "examples" not in unknown["premises"][1]["text"]
+
+
 # Which launch runs which config ------------------------------------------------------------------
 
 BROKEN_ON_7 = "num_generations: 8\nper_device_train_batch_size: 2\ngradient_accumulation_steps: 1\n"
@@ -1021,11 +1057,22 @@ def test_a_transformers_bound_keeps_the_releases_it_admits_and_never_overrides_a
     assert chosen({"requirements.txt": "trl\ntransformers~=4.49.0\n"}).version == Version("0.17.0")
     # an exact TRL pin is what it says, whatever transformers is pinned to
     assert chosen({"requirements.txt": "trl==0.20.0\ntransformers==4.49.0\n"}).version == Version("0.20.0")
-    # a bound in a folder above the file speaks for it; nothing stating TRL at all is bounded too
+    # a bound in a folder above the file speaks for it
     pin = chosen({"requirements.txt": "transformers==4.50.0\n", "sub/requirements.txt": "trl\n"}, "sub/grpo.yaml")
     assert pin.version == Version("0.18.2")
-    pin = chosen({"requirements.txt": "transformers==4.49.0\nnumpy\n"})
-    assert pin.version == Version("0.17.0") and pin.provenance.startswith("TRL (no release stated), bounded by")
+    # where nothing states TRL, it is installed apart from the pin (`pip install trl` brings the transformers it
+    # needs): the pin bounds nothing
+    assert chosen({"requirements.txt": "transformers==4.49.0\nnumpy\n"}) is None
+
+
+def test_a_requirements_file_written_in_utf_16_states_its_pins(tmp_path):
+    """`pip freeze > requirements.txt` in Windows PowerShell writes UTF-16 with a byte order mark."""
+    text = "transformers==4.57.3\r\ntrl==0.26.2\r\n"
+    for encoding in ("utf-16", "utf-16-be", "utf-8-sig"):
+        bom = b"\xfe\xff" if encoding == "utf-16-be" else b""
+        (tmp_path / "requirements.txt").write_bytes(bom + text.encode(encoding))
+        pin = find_pins(tmp_path, ["requirements.txt"]).choose("trl", "grpo.py")[0]
+        assert pin is not None and pin.version == Version("0.26.2") and pin.exact, encoding
 
 
 def recorded_parses(monkeypatch) -> list[str]:

@@ -98,6 +98,17 @@ def read_file(path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None
         os.close(fd)
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def decoded(data: bytes) -> str:
+    """A text file's bytes as text: UTF-8 (a UTF-8 byte order mark dropped), or UTF-16 when the file starts with its
+    byte order mark (what Windows PowerShell's `>` writes). Bytes that do not decode become U+FFFD."""
+    if data[:2] in UTF16_BOMS:
+        return data.decode("utf-16", "replace")
+    return data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8", "replace")
+
+
 def read_head(path: Path | str, size: int) -> bytes | None:
     """The first `size` bytes of a regular file (to look at a shebang), or None."""
     if _OVERLAY:

@@ -180,10 +180,13 @@ class Workspace:
 
     @cached_property
     def grpo_scripts(self) -> list[tuple[str, Program]]:
-        """The repository's TRL GRPO training scripts that build their arguments with a parser."""
+        """The repository's TRL GRPO training scripts that build their arguments with a parser: not the framework's
+        own (a copy's package), nor another project's shipped with the repository (a vendored `trl/` holding
+        `trl/trl/` and TRL's own `trl/examples/scripts/`)."""
         found = []
+        others = (*(f.package + "/" for f in self.forks.values()), *self.vendored_projects)
         for name in self.files:
-            if not name.endswith(".py") or name.startswith(tuple(f.package + "/" for f in self.forks.values())):
+            if not name.endswith(".py") or name.startswith(others):
                 continue
             data = self.modules.bytes_of(name)  # (read once for every question of the run)
             if data is None or b"GRPO" not in data or b"Parser" not in data:

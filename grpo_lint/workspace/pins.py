@@ -31,7 +31,7 @@ from grpo_lint.patterns import lazy
 from grpo_lint.records import Record
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.numbers import integer
-from grpo_lint.sources.reading import read_file
+from grpo_lint.sources.reading import UTF16_BOMS, decoded, read_file
 from grpo_lint.versions import around
 
 if TYPE_CHECKING:
@@ -184,10 +184,12 @@ class Statements:
         """The statement for a file (`relative` to the root): its own, else the best of its nearest folder
         that states one, else of the whole repository when every folder agrees. Also why, when several
         disagree. A statement that allows several releases is narrowed by the pins of packages that bound
-        them (`transformers==4.49.0` rules out the TRL releases that need a newer one)."""
+        them (`transformers==4.49.0` rules out the TRL releases that need a newer one). Only a statement of the
+        framework is narrowed: where nothing states it, it is installed apart from those pins (`pip install trl`
+        upgrades transformers to what it needs), so they say nothing of its release."""
         pin, note = self._stated(framework, relative)
         package = next((name for name, bounded in _BOUNDING.items() if bounded == framework), None)
-        if package is None or (pin is not None and (pin.exact or pin.fork or pin.commit or pin.kind == REPLACES)):
+        if package is None or pin is None or pin.exact or pin.fork or pin.commit or pin.kind == REPLACES:
             return pin, note  # (installed after the project, it brings what it needs: the project's bound is gone)
         bound = self._nearest(package, relative)
         return (_bounded(framework, pin, bound) if bound is not None else pin), note
@@ -309,12 +311,14 @@ def _statements(root: Path, name: str, reader) -> list[Pin]:  # type: ignore[no-
     """The statements one file makes. A notebook's install cell (a script's own header) speaks for that
     file alone; other statements for their folder."""
     data = read_file(root / name, _MAX_LOCK_FILE if reader is _lock else _MAX_PIN_FILE, within=root)
+    if not isinstance(data, ReadProblem) and data[:2] in UTF16_BOMS:  # `pip freeze > requirements.txt` in PowerShell
+        data = decoded(data).encode()
     needles = _NEEDLES if reader is _docs or reader is _install_lines else _BOUND_NEEDLES
     if isinstance(data, ReadProblem) or not any(needle in data for needle in needles):
         return []
     if reader is _conda and b"dependencies" not in data:
         return []  # a YAML that is no environment file
-    text = data.decode("utf-8", "replace")
+    text = decoded(data)
     folder = name if reader in _OWN_READERS else name.rpartition("/")[0]
     found: list[Pin] = []
     try:
