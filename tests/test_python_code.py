@@ -134,6 +134,30 @@ def test_keywords_collected_in_a_dict_before_the_call_are_the_calls():
         assert found(built.format(batch=4) + change + "GRPOConfig(**kw)\n", args=args) == [], change
 
 
+@pytest.mark.parametrize(
+    ("value", "expect"),
+    [
+        ("'none'", "as true, the opposite of what 'none' says"),
+        ("'group'", "as true."),
+        ("'true'", None),
+        ("False", None),
+    ],
+)
+def test_a_string_for_a_boolean_in_a_call_runs_as_true(value, expect):
+    """Before TRL 0.22 `scale_rewards` takes true or false. A config file's "none" stops the argument parser; a call
+    keeps it, and a non-empty string counts as true (the rewards are scaled)."""
+    code = f"from trl import GRPOConfig\nGRPOConfig(output_dir='o', scale_rewards={value}, num_generations=4)\n"
+    found = lint_text(code, "train.py", options_from("--target trl==0.19.1 --world-size 1")).diagnostics
+    if expect is None:
+        assert [d.code for d in found] == []
+        return
+    (warning,) = found
+    assert (warning.code, warning.severity.label, warning.span.line) == ("GRPO006", "warning", 2)
+    assert expect in warning.message and "scale_rewards=" in warning.message
+    # at 0.22 the strings are the setting's own choices
+    assert lint_text(code, "train.py", options_from("--target trl==0.22.0 --world-size 1")).diagnostics == []
+
+
 def test_a_typo_in_a_keyword_is_reported():
     assert found('GRPOConfig(output_dir="o", num_generation=8)\n') == [("GRPO002", 1)]
 

@@ -609,6 +609,7 @@ def int_for_float(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 
 
 _TRUTHY = {"true", "yes", "y", "t", "1", "false", "no", "n", "f", "0"}
+_TRUE_WORDS = frozenset({"true", "yes", "y", "t", "1", "on"})
 
 
 @rule("GRPO006", "invalid-choice", Severity.ERROR, "Value not among the target version's choices.")
@@ -634,6 +635,10 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix = f"`{key}: {shown(choices[0])}`" if len(choices) == 1 else f"one of {listed}"
                 yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=Severity.WARNING, key=key)
                 continue
+            if plan.document.format == "python" and isinstance(value, str) and set(choices) <= {True, False}:
+                if value.lower() not in _TRUE_WORDS:  # (`"true"` runs as meant)
+                    yield _truthy_string(plan, key, value, entry)
+                continue
             severity = None
             if spec.name == "vllm_mode" and plan.framework == "trl" and not plan.value("use_vllm"):
                 severity = Severity.WARNING  # TRL only checks the mode when vLLM is used
@@ -649,6 +654,22 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix = f"`{key}: {meant}`"
                 fixes = set_value(entry, meant, "safe", f"write `{key}` as `{meant}`, the value {value!r} meant")
             yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key, fixes=fixes)
+
+
+def _truthy_string(plan: RunPlan, key: str, value: str, entry: Entry) -> Diagnostic:
+    """A string for a boolean setting in a Python call (`GRPOConfig(scale_rewards="none")` where the release takes
+    true or false): a dataclass checks no types, so the run starts, and the string counts as true when it is not
+    empty. (A config file or a flag goes through the argument parser, which rejects it.)"""
+    meant = value.lower() not in ("", "false", "no", "n", "f", "0", "none", "off")
+    counts = "true" if value else "false"
+    message = (
+        f"`{assignment(plan, key, repr(value))}` is a string where {fw(plan)} takes true or false. The call is not "
+        f"checked (a dataclass keeps what it is given), and the run reads the string as {counts}"
+        + ("" if meant == (counts == "true") else f", the opposite of what {shown(value)} says")
+        + "."
+    )
+    fix = f"`{key}={meant}`"
+    return report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=Severity.WARNING, key=key)
 
 
 def _entry_reads(plan: RunPlan, key: str) -> bool:
