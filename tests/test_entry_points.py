@@ -107,6 +107,27 @@ def test_an_override_the_composed_tree_lacks_stops_hydra(tmp_path, monkeypatch):
     assert "actor_rollout_ref.actor.policy_loss.clip_cov_ratio" in message  # the key under its sub-node
 
 
+def test_after_a_cd_through_an_unknown_folder_its_written_tail_picks_the_project_that_runs(tmp_path, monkeypatch):
+    """Two projects of the checkout ship the same module; the script `cd`s to one through a variable (`$ROOT/proj/`):
+    `python -m` runs the module of the folder it is in, with that project's config tree."""
+    files = {"README.md": "two projects\n"}
+    for project, config in (("one", CONFIG), ("two/proj", CONFIG.replace("agent:", "my_fork_key: 1\n  agent:"))):
+        files |= {
+            f"{project}/my_rl/__init__.py": "",
+            f"{project}/my_rl/trainer/__init__.py": "",
+            f"{project}/my_rl/trainer/main_ppo.py": MAIN,
+            f"{project}/my_rl/trainer/config/ppo_trainer.yaml": config,
+            f"{project}/my_rl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        }
+    run = "python3 -m my_rl.trainer.main_ppo actor_rollout_ref.my_fork_key=2 actor_rollout_ref.rollout.n=8\n"
+    files["two/scripts/train.sh"] = "ROOT=\ncd $ROOT/proj/\n" + run
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    assert codes(report, "train.sh") == []  # two/proj's tree has the key
+    write(tmp_path, {"two/scripts/train.sh": "cd $ROOT/elsewhere/\n" + run})  # a tail the checkout does not hold
+    _, report = lint(tmp_path, monkeypatch)
+    assert codes(report, "train.sh") == ["GRPO002"]  # the module nearest the root (one/), as before
+
+
 def test_the_entry_feeds_verls_trainer_so_the_group_rules_apply(tmp_path, monkeypatch):
     _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo data.train_batch_size=64\n"), monkeypatch)
     assert "GRPO101" in codes(report, "train.sh")  # rollout.n 1 in the tree, with grpo

@@ -656,7 +656,15 @@ def _repository_script(target: str, module: bool, places: Places) -> Path | None
         return resolve_file(target, places) or (in_checkout(target, places) if os.path.isabs(target) else None)
     if places.modules is None:
         return None
-    found = places.modules.module_file(target, 0, "")
+    # `python -m` looks in the folder it runs in first: after a `cd`, a module there (a second copy of a project in the
+    # checkout) is the one, else the module nearest that folder
+    from grpo_lint.sources.reading import inside
+
+    ran = places.workdirs()[0] if places.workdirs() else None
+    importer = ""
+    if ran is not None and inside(ran, places.root):
+        importer = os.path.relpath(ran, places.root).replace(os.sep, "/").strip(".") + "/"
+    found = places.modules.module_file(target, 0, importer)
     return places.root / found if found is not None else None
 
 

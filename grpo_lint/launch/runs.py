@@ -28,7 +28,7 @@ from grpo_lint.launch.script_config import owns_config_flag, through_argparse, t
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
-from grpo_lint.sources.reading import real_path
+from grpo_lint.sources.reading import inside, real_path
 from grpo_lint.sources.shell import Command, Script, Word, made_here, parse
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
@@ -416,9 +416,32 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
                 own = target is not None and names_own_folder(target.text)
                 # an absolute folder (`cd /home/me/checkout`) is kept: a script named under it may be the repository's
                 absolute = target.text if target is not None and target.known and os.path.isabs(target.text) else ""
-                here = places if own else places._replace(lost=True, lost_dir=absolute)
+                # its written tail may name a folder of the checkout (`cd $ROOT/exgrpo/verl/`): looked in first, and
+                # the copy of a framework there is the one that runs; what is not found there stays not shown
+                tail = _checkout_folder(target.text, places) if target is not None and not own else None
+                here = places if own else places._replace(lost=True, lost_dir=absolute, workdir=tail)
             continue
         yield command, here
+
+
+def _checkout_folder(written: str, places: Places) -> str | None:
+    """The repository folder that the written tail of a `cd` path names, after a part not shown (`$ROOT/exgrpo/verl/`,
+    `~/work/project/trl`): the longest tail (from the second part on) that is a folder below the script's folder or
+    one above it up to the root, as a path relative to the script's folder; None when no tail is."""
+    parts = written.replace("\\", "/").split("/")
+    while parts and not parts[-1]:
+        parts.pop()
+    above = (places.script_dir, *places.script_dir.parents)
+    bases = above[: above.index(places.root) + 1] if places.root in above else above[:1]
+    for cut in range(1, len(parts)):
+        tail = parts[cut:]
+        if any(not part or "$" in part or "`" in part or part in (".", "..", "~") for part in tail):
+            continue
+        for base in bases:
+            folder = base.joinpath(*tail)
+            if folder.is_dir() and inside(folder, places.root):
+                return os.path.relpath(folder, places.script_dir)
+    return None
 
 
 def _finish_run(run: Run) -> Run:
