@@ -109,7 +109,7 @@ def lint_document(
         from grpo_lint.launch.accelerate import is_accelerate_config
 
         if is_accelerate_config(document) and document.format != "cli":
-            return _lint_accelerate_config(document, options)
+            return _lint_accelerate_config(document, options, workspace)
         detection = detect(document)
         if detection.framework is None:
             return FileResult(document.path, "skipped", text=document.text, note=detection.reason)
@@ -281,10 +281,11 @@ def _release_error(diagnostic: Diagnostic) -> bool:
     return diagnostic.severity >= Severity.WARNING and diagnostic.code not in RELEASE_INDEPENDENT
 
 
-def _lint_accelerate_config(document: Document, options: Options) -> FileResult:
+def _lint_accelerate_config(document: Document, options: Options, workspace: Workspace | None) -> FileResult:
     from grpo_lint.checks.launch import check_accelerate_config
 
-    diagnostics = [d for d in check_accelerate_config(document) if selected(d.code, options)]
+    files = workspace.files if workspace is not None and workspace.complete else None
+    diagnostics = [d for d in check_accelerate_config(document, files) if selected(d.code, options)]
     if not diagnostics:
         return FileResult(document.path, "skipped", text=document.text, note="an accelerate config (consistent)")
     return FileResult(document.path, "linted", diagnostics, document.text, "accelerate config", None, document.format)

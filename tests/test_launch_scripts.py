@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -587,6 +588,25 @@ def test_accelerate_gpu_ids():
     assert [d.code for d in result.diagnostics] == ["GRPO506"]
     fine = lint_text(text.replace("0,1", "0,1,2,3"), "acc.yaml", options_from(TARGETS))
     assert fine.diagnostics == [] and fine.status == "skipped"
+
+
+def test_a_deepspeed_config_the_repository_does_not_hold_stops_accelerate(tmp_path):
+    """accelerate's DeepSpeed plugin opens `deepspeed_config_file` in every process at start-up."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    config = (
+        "compute_environment: LOCAL_MACHINE\ndistributed_type: DEEPSPEED\nnum_machines: 1\nnum_processes: 2\n"
+        "deepspeed_config:\n  deepspeed_config_file: configs/ds_stage2.json\n  zero3_init_flag: false\n"
+    )
+    (tmp_path / "accel.yaml").write_text(config)
+    found = json.loads(run_cli(".", "--isolated", "--format", "json", cwd=tmp_path).stdout)["diagnostics"]
+    assert [(d["code"], d["severity"], d["line"], d["column"]) for d in found] == [("GRPO001", "warning", 6, 3)]
+    assert "configs/ds_stage2.json" in found[0]["message"] and "Expected a string path" in found[0]["message"]
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ds_stage2.json").write_text('{"zero_optimization": {"stage": 2}}\n')
+    assert json.loads(run_cli(".", "--isolated", "--format", "json", cwd=tmp_path).stdout)["diagnostics"] == []
+    # a path not written out is not judged
+    (tmp_path / "accel.yaml").write_text(config.replace("configs/ds_stage2.json", "$HOME/ds.json"))
+    assert json.loads(run_cli(".", "--isolated", "--format", "json", cwd=tmp_path).stdout)["diagnostics"] == []
 
 
 # The examples ------------------------------------------------------------------------------------

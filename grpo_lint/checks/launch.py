@@ -558,11 +558,14 @@ def _overlap(launches: list[Launch], script: Script) -> Iterator[Diagnostic]:
             )
 
 
-def check_accelerate_config(document: Document) -> Iterator[Diagnostic]:
-    """GRPO506 for an accelerate config file on its own."""
+def check_accelerate_config(document: Document, files: list[str] | None = None) -> Iterator[Diagnostic]:
+    """GRPO506 for an accelerate config file on its own; with the repository's `files`, GRPO001 for a DeepSpeed
+    config it names that no file of the repository is."""
     from grpo_lint.launch.accelerate import from_document
 
     config = from_document(document)
+    if files is not None:
+        yield from _missing_deepspeed_config(document, files)
     processes = document.entries.get("num_processes")
     if config.num_processes is not None and config.num_processes > 0 and config.num_processes % config.num_machines:
         assert processes is not None
@@ -596,3 +599,47 @@ def check_accelerate_config(document: Document) -> Iterator[Diagnostic]:
                     key="gpu_ids",
                     fix=f"num_processes {len(ids)}, or list {config.num_processes} GPUs in gpu_ids",
                 )
+
+
+def _missing_deepspeed_config(document: Document, files: list[str]) -> Iterator[Diagnostic]:
+    """`deepspeed_config_file: ds_stage2.json` that no file of the repository is (whatever folder the launch runs
+    in): accelerate's DeepSpeed plugin stops every process at start-up (accelerate utils/deepspeed.py
+    HfDeepSpeedConfig). A path not written out (`$HOME/...`, `~`) or absolute is not judged."""
+    section = document.entries.get("deepspeed_config")
+    if section is None or not isinstance(section.value, dict):
+        return
+    written = section.value.get("deepspeed_config_file")
+    if not isinstance(written, str):
+        return
+    written = written.strip()
+    named = written.replace("\\", "/").removeprefix("./")
+    if not named or os.path.isabs(named) or any(c in named for c in "$~{`") or named.lower() in ("none", "null"):
+        return
+    parts = [part for part in named.split("/") if part not in ("", ".")]
+    last_up = max((index for index, part in enumerate(parts) if part == ".."), default=-1)
+    tail = "/" + "/".join(parts[last_up + 1 :])  # (`../configs/ds.json`: a folder above where it runs)
+    if tail == "/" or any(("/" + name).endswith(tail) for name in files):
+        return
+    yield Diagnostic(
+        "GRPO001",
+        Severity.WARNING,
+        f"deepspeed_config_file {written} is not a file of the repository, from whatever folder the launch runs: "
+        'accelerate stops every process at start-up with "ValueError: Expected a string path to an existing '
+        f'deepspeed config, or a dictionary, or a base64 encoded string. Received: {written}" (unless the file is '
+        "made or copied in before the run).",
+        document.path,
+        _nested_key_span(document, section.key_span.line, "deepspeed_config_file") or section.key_span,
+        key="deepspeed_config.deepspeed_config_file",
+        fix="add the DeepSpeed config to the repository at that path, or correct the path",
+    )
+
+
+def _nested_key_span(document: Document, after: int, key: str) -> Span | None:
+    """Where `key:` is written first below line `after` (a key of a section whose entries are not positioned)."""
+    lines = document.text.splitlines()
+    for number in range(after, min(len(lines), after + 200)):
+        stripped = lines[number].lstrip()
+        if stripped.startswith(key) and stripped[len(key) :].lstrip().startswith(":"):
+            column = len(lines[number]) - len(stripped) + 1
+            return Span(number + 1, column, number + 1, column + len(key))
+    return None
