@@ -128,6 +128,58 @@ def test_after_a_cd_through_an_unknown_folder_its_written_tail_picks_the_project
     assert codes(report, "train.sh") == ["GRPO002"]  # the module nearest the root (one/), as before
 
 
+SHIPPED_TRL = {
+    "trl/pyproject.toml": '[project]\nname = "trl"\n',
+    "trl/trl/__init__.py": (
+        '__version__ = "0.19.0"\nfrom .trainer.grpo_config import GRPOConfig\n'
+        "from .trainer.grpo_trainer import GRPOTrainer\nfrom .scripts.utils import TrlParser\n"
+    ),
+    "trl/trl/trainer/grpo_config.py": (
+        "from dataclasses import dataclass, field\n\n@dataclass\nclass GRPOConfig:\n"
+        "    num_generations: int = field(default=8)\n    per_device_train_batch_size: int = 8\n\n"
+        "    def __post_init__(self):\n        if self.num_generations < 2:\n"
+        "            raise ValueError('GRPO requires at least 2 generations per prompt')\n"
+    ),
+    "trl/trl/trainer/grpo_trainer.py": "class GRPOTrainer:\n    pass\n",
+    "trl/trl/scripts/utils.py": "class TrlParser:\n    pass\n",
+    # the repository's own addition to its copy: a config class that lets a group of one through to evaluate
+    "trl/trl/trainer/eval_config.py": (
+        "from dataclasses import dataclass\n\nfrom .grpo_config import GRPOConfig\n\n@dataclass\n"
+        "class EvalGRPOConfig(GRPOConfig):\n    mode: str = 'train'\n\n    def __post_init__(self):\n"
+        "        wanted = self.num_generations\n        if self.mode == 'test':\n            self.num_generations = 2\n"
+        "        super().__post_init__()\n        self.num_generations = wanted\n"
+    ),
+    "trl/trl/scripts/grpo_eval.py": (
+        "from dataclasses import dataclass\n\nfrom trl import GRPOTrainer, TrlParser\n"
+        "from trl.trainer.eval_config import EvalGRPOConfig\n\n@dataclass\nclass EvalArgs:\n"
+        "    dataset_name: str = 'x'\n\ndef make_parser():\n    dataclass_types = (EvalArgs, EvalGRPOConfig)\n"
+        "    return TrlParser(dataclass_types)\n\nif __name__ == '__main__':\n"
+        "    args, training_args = make_parser().parse_args_and_config()\n"
+        "    GRPOTrainer(model=args.dataset_name, args=training_args).train()\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("command", ["python -m trl.cli.main grpo_eval", "trl grpo_eval"])
+def test_a_subcommand_of_the_repository_s_trl_copy_runs_its_script_with_its_config_class(
+    tmp_path, monkeypatch, command
+):
+    """`trl NAME` runs `trl/scripts/NAME.py` of the TRL it belongs to: here the repository's copy, whose script's
+    config class rewrites num_generations in `__post_init__` (a group of one evaluates): not judged as written."""
+    files = {
+        **SHIPPED_TRL,
+        "trl/configs/eval.yaml": "mode: test\nnum_generations: 1\nper_device_train_batch_size: 4\n",
+        "run_eval.sh": f"cd ~/work/project/trl\n{command} --config configs/eval.yaml\n",
+    }
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    assert codes(report) == []
+    assert notes(report)["trl/configs/eval.yaml"] == "checked as part of ./run_eval.sh"
+    # the copy's script parses it: a key none of its classes has is reported on the config
+    write(tmp_path, {"trl/configs/eval.yaml": "mode: test\nper_device_train_batch_size: 4\nnum_generatons: 3\n"})
+    _, report = lint(tmp_path, monkeypatch)
+    assert codes(report, "eval.yaml") == ["GRPO002"]
+
+
 def test_the_entry_feeds_verls_trainer_so_the_group_rules_apply(tmp_path, monkeypatch):
     _, report = lint(fork(tmp_path, "python3 -m my_rl.trainer.main_ppo data.train_batch_size=64\n"), monkeypatch)
     assert "GRPO101" in codes(report, "train.sh")  # rollout.n 1 in the tree, with grpo

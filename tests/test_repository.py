@@ -526,6 +526,42 @@ def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatc
     assert codes(report) == ["GRPO001"] and "was not found" in report["diagnostics"][0]["message"]
 
 
+def test_a_cd_to_a_home_folder_is_not_a_folder_of_the_repository(tmp_path, monkeypatch, uninstalled):
+    """`cd ~/checkout/sub` runs in the user's home: a config named after it is not looked for in a folder `~`."""
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"
+    config = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
+    write(tmp_path, {"sub/configs/grpo.yaml": config, "run.sh": f"cd ~/elsewhere && {launch}"})
+    write(tmp_path, {"requirements.txt": "trl==1.16.0\n"})
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 0 and codes(report) == []  # not "configs/grpo.yaml was not found"
+    write(tmp_path, {"run.sh": f"cd ~/checkout/sub && {launch}"})  # its tail is a folder of the checkout
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 1 and codes(report) == ["GRPO102"]
+
+
+def test_a_parser_given_a_tuple_bound_before_reads_those_classes(tmp_path, monkeypatch, uninstalled):
+    """`dataclass_types = (Args, GRPOConfig)` then `TrlParser(dataclass_types)`, as TRL's own scripts build theirs."""
+    script = (
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, GRPOTrainer, TrlParser\n\n@dataclass\n"
+        "class Args:\n    dataset_name: str = 'x'\n\ndef make_parser():\n"
+        "    dataclass_types = (Args, GRPOConfig)\n    return TrlParser(dataclass_types)\n\n"
+        "args, training_args = make_parser().parse_args_and_config()\n"
+        "GRPOTrainer(model=args.dataset_name, args=training_args).train()\n"
+    )
+    files = {
+        "train.py": script,
+        "cfg.yaml": "dataset_name: d\nnum_generations: 4\nper_device_train_batch_size: 4\nnum_generatons: 3\n",
+        "run.sh": "accelerate launch --num_processes 1 train.py --config cfg.yaml\n",
+        "requirements.txt": "trl==1.16.0\n",
+    }
+    status, report = lint(write(tmp_path, files), monkeypatch)
+    (unknown,) = [d for d in report["diagnostics"] if d["code"] == "GRPO002"]
+    assert status == 1 and unknown["key"] == "num_generatons"
+    assert {"kind": "parser", "basis": "shown"}.items() <= unknown["premises"][1].items()
+    assert "TrlParser(dataclass_types)" in unknown["premises"][1]["text"]
+    assert codes(report) == ["GRPO002"]  # dataset_name is Args's: known
+
+
 def test_a_fork_whose_schema_cannot_be_read_is_said_once_and_its_keys_are_not_checked(
     tmp_path, monkeypatch, uninstalled
 ):

@@ -176,6 +176,8 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
     if name == "trl" and len(words) > 1 and words[1].text in ("grpo", "vllm-serve"):
         role = "train" if words[1].text == "grpo" else "server"
         return _launch(command, "trl", role, "trl", words[2:], None, None)._replace(entry=TRL_CLI)
+    if name == "trl" and len(words) > 1 and (sub := copy_subcommand(words[1], places)) is not None:
+        return _program(command, "trl", [Word(sub, words[1].span), *words[2:]], None, _BY_TRL_CLI, places)
     launched = _launched(command, words, places)
     if launched is not None:  # accelerate, torchrun, deepspeed, python: the program they start, on how many processes
         return _program(command, *launched, places)
@@ -256,6 +258,31 @@ def _launch(
     return Launch(command, framework, role, launcher, tuple(args), world, unknown, bypass, visible, visible_word)
 
 
+# TRL's command line (`trl NAME`, `python -m trl.cli.main NAME`): it runs the script `trl/scripts/NAME.py` of the TRL
+# it belongs to (trl/cli/commands/training.py, TRL 1.x) under `accelerate launch`.
+_TRL_COMMAND_LINE = frozenset({"trl", "trl.cli", "trl.cli.main"})
+_BY_TRL_CLI = "TRL's command line starts the script with accelerate launch, on the processes its config gives"
+
+
+def copy_subcommand(word: Word, places: Places | None) -> str | None:
+    """The script that `trl NAME` runs when the repository ships its own copy of TRL and NAME is a script of that copy
+    that upstream TRL's command line does not have (`trl code_grpo`: `trl/trl/scripts/code_grpo.py`); None otherwise
+    (upstream's `grpo` is read as TRL's own program)."""
+    name = word.text
+    if places is None or places.modules is None or not word.known or name in ("grpo", "vllm-serve", "vllm_serve"):
+        return None
+    if not name.isidentifier():
+        return None
+    trl = set(places.modules.copies_of(_TRL_MAIN))
+    copies = [c for c in places.modules.copies_of(f"trl/scripts/{name}.py") if c in trl]
+    if len(copies) != 1:
+        return None
+    return str(places.root.joinpath(*(part for part in (copies[0], "trl", "scripts", f"{name}.py") if part)))
+
+
+_TRL_MAIN = "trl/trainer/grpo_config.py"
+
+
 def _launched(
     command: Command, words: list[Word], places: Places
 ) -> tuple[str, list[Word], Setting | None, str | None] | None:
@@ -313,6 +340,8 @@ def _program(
         target, args = first, program[1:]
     if not program[0].known and (here := beside(target)) is not None and places is not None:
         target = first = str(places.script_dir / here)  # the script's own folder, spelled by the shell
+    if target in _TRL_COMMAND_LINE and args and (sub := copy_subcommand(args[0], places)) is not None:
+        return _program(command, "trl", [Word(sub, args[0].span), *args[1:]], None, _BY_TRL_CLI, places)
     target_path = target.replace("\\", "/")
     # The repository file it runs, looked up once (framework_own: looked up below, if at all).
     framework_own = target in _TRL_GRPO_MODULES or target in ("swift.cli.rlhf", "trl")  # never a Hydra app

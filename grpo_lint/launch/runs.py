@@ -135,7 +135,7 @@ def never_starts(script: Script, launch: Launch) -> Stop:
 def _run(
     launch: Launch, script: Script, places: Places, target_for: Callable[[str], Target], result: ScriptRuns
 ) -> Run | None:
-    extra, parser, trainer = _script_facts(launch, places)
+    extra, parser, trainer, rewritten = _script_facts(launch, places)
     if launch.framework == "verl":
         before = len(result.problems)
         document, unresolved = _verl_document(launch, script, places, result, target_for)
@@ -199,7 +199,19 @@ def _run(
     if computed:  # fields the script computes: their values are not known, and their defaults never apply
         document.unknown_entries.update(computed)
         document.unknown = document.unknown | frozenset(computed)
+    if rewritten:  # fields its own config class assigns in __post_init__: the checks there see other values
+        _rewritten_by_post_init(document, rewritten)
     return run
+
+
+def _rewritten_by_post_init(document: Document, rewritten: dict[str, str]) -> None:
+    """The settings an argument class of the repository's own assigns in its `__post_init__` (`self.num_generations =
+    2` in an evaluation mode): what TRL's checks see is not the value written, so no rule judges it."""
+    for key in rewritten:
+        entry = document.entries.pop(key, None)
+        if entry is not None:
+            document.unknown_entries[key] = Entry(entry.key, None, entry.key_span, entry.value_span)
+    document.unknown = document.unknown | frozenset(rewritten)
 
 
 # ms-swift's Megatron RLHF (`megatron rlhf`, swift/megatron/argument/rlhf_args.py): `rlhf_type` is a Literal, so
@@ -409,7 +421,13 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
         words = command.words
         if words and words[0].text in ("cd", "pushd", "popd"):
             target = words[1] if len(words) == 2 and words[0].text != "popd" else None
-            written = target is not None and target.known and target.text != "-" and not os.path.isabs(target.text)
+            written = (
+                target is not None
+                and target.known
+                and target.text != "-"
+                and not os.path.isabs(target.text)
+                and not target.text.startswith("~")  # (a home folder: not the repository's)
+            )
             if written and target is not None:
                 here = here.within(target.text)
             else:  # where it runs is not shown, unless it is the script's own folder (`cd "$(dirname "$0")"`)
@@ -507,28 +525,29 @@ def _overwritten(launch: Launch, places: Places, document: Document) -> list[Dia
     return problems
 
 
-def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str | None, str]:
+def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str | None, str, dict[str, str]]:
     """What the Python script a launch runs shows, when it is in the repository: the keys it adds to the
     framework's (its own argument classes, its argparse flags), its parser (None when it is not known,
-    so that no key is called unknown), and a trainer of its own that reads the config its own way."""
+    so that no key is called unknown), a trainer of its own that reads the config its own way, and the fields its
+    own config class assigns in `__post_init__`."""
     if launch.script is None:
-        return frozenset(), None, ""
+        return frozenset(), None, "", {}
     found = resolve_file(launch.script, places)
     if found is None:
-        return frozenset(), None, ""
+        return frozenset(), None, "", {}
     program = places.modules.program(found) if places.modules is not None else None
     if program is None:
         from grpo_lint.workspace.arguments import script_arguments
 
         flags = script_arguments(found)
-        return (frozenset(flags) if flags else frozenset()), None, ""
+        return (frozenset(flags) if flags else frozenset()), None, "", {}
     parser = program.parser if program.keys_known and not program.keeps_unknown else None
     if program.parser is None and program.flags:
         parser = None  # argparse flags beside other parsing: which keys it accepts is not fully shown
     trainer = program.own_trainer
     if not trainer and program.keys_known and not program.trl_config and program.trains:
         trainer = f"the argument classes of {program.parser} (no TRL GRPOConfig among them)"
-    return program.own_keys | program.flags, parser, trainer
+    return program.own_keys | program.flags, parser, trainer, dict(program.rewritten)
 
 
 def _verl_document(

@@ -45,6 +45,7 @@ from grpo_lint.sources.python_index import (
     default_of,
     dotted,
     literal,
+    post_init_writes,
 )
 from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
 from grpo_lint.sources.python_launches import LaunchCall, process_call, words_of
@@ -489,6 +490,8 @@ class _Visitor(ast.NodeVisitor):
         # scope binds each name, and the names bound otherwise (parameters, `global`, `except ... as`, definitions).
         self.constants: dict[tuple[int, str], tuple[Any, ast.expr]] = {}
         self.aliases: dict[tuple[int, str], str] = {}  # `BATCH = G`: the name another constant's name is bound to
+        # `dataclass_types = (ScriptArguments, GRPOConfig, ModelConfig)`: a tuple of names a parser may be given
+        self.name_tuples: dict[tuple[int, str], tuple[str, ...]] = {}
         self.bindings: dict[tuple[int, str], int] = {}
         self.rebound: set[str] = set()
         self.experimental_trainer = False
@@ -827,7 +830,8 @@ class _Visitor(ast.NodeVisitor):
                 if "ClassVar" not in annotation:
                     fields.append(Field(item.target.id, annotation, default_of(item.value)))
         bases = tuple(name for base in node.bases if (name := dotted(base)))
-        self.classes.setdefault(node.name, ClassFacts(node.name, bases, tuple(fields), node.lineno))
+        writes, line = post_init_writes(node)
+        self.classes.setdefault(node.name, ClassFacts(node.name, bases, tuple(fields), node.lineno, writes, line))
         owner = _Class(node, bases, self.scopes[-1].id)
         self.class_stack.append(owner)
         self.generic_visit(node)
@@ -922,6 +926,12 @@ class _Visitor(ast.NodeVisitor):
             for target in targets:
                 self.aliases[(scope, target.id)] = value.id  # type: ignore[attr-defined]
             return
+        if type(value) in (ast.Tuple, ast.List) and value.elts:  # type: ignore[attr-defined]
+            names = tuple(dotted(item) for item in value.elts)  # type: ignore[attr-defined]
+            if all(names):
+                for target in targets:
+                    self.name_tuples[(scope, target.id)] = names  # type: ignore[attr-defined]
+                return
         try:
             literal_value = bounded(ast.literal_eval(value), self._source(value))
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -1124,9 +1134,13 @@ class _Visitor(ast.NodeVisitor):
         elif last in PARSERS and node.args:
             first = node.args[0]
             items = first.elts if isinstance(first, ast.Tuple | ast.List) else [first]
+            classes = tuple(dotted(item) for item in items)
+            if isinstance(first, ast.Name):  # `TrlParser(dataclass_types)`, the tuple bound just before
+                scope = self.scopes[-1].id
+                classes = self.name_tuples.get((scope, first.id)) or self.name_tuples.get((0, first.id)) or classes
             written = self._segment(node) or f"{last}(...)"
             written = " ".join(written.split())
-            self.parsers.append(ParserCall(last, tuple(dotted(item) for item in items), node.lineno, written[:160]))
+            self.parsers.append(ParserCall(last, classes, node.lineno, written[:160]))
         elif last in _PARSE_METHODS:
             self.parse_calls.append((last, tuple((k.arg, literal(k.value)) for k in node.keywords if k.arg)))
         elif last == "add_argument":

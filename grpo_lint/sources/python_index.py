@@ -31,6 +31,10 @@ class ClassFacts(Record):
     bases: tuple[str, ...]  # dotted names as written: `trl.GRPOConfig`, `GRPOConfig`
     fields: tuple[Field, ...]
     line: int
+    # The attributes its own `__post_init__` assigns (`self.num_generations = 2`) with the line of the method: the
+    # values the dataclass's checks see are not the ones written in the config.
+    post_init_writes: tuple[str, ...] = ()
+    post_init_line: int = 0
 
 
 class Imported(Record):
@@ -108,3 +112,27 @@ def default_of(value: ast.expr | None) -> Any:
                 return literal(keyword.value)
         return None
     return literal(value)
+
+
+def post_init_writes(node: ast.ClassDef) -> tuple[tuple[str, ...], int]:
+    """The attributes a class's `__post_init__` assigns on `self` (anywhere in its body), and the method's line."""
+    for item in node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__post_init__":
+            written: list[str] = []
+            for inner in ast.walk(item):
+                targets: list[ast.expr] = []
+                if isinstance(inner, ast.Assign):
+                    targets = inner.targets
+                elif isinstance(inner, (ast.AugAssign, ast.AnnAssign)):
+                    targets = [inner.target]
+                for target in targets:
+                    for leaf in ast.walk(target):
+                        if (
+                            isinstance(leaf, ast.Attribute)
+                            and isinstance(leaf.value, ast.Name)
+                            and leaf.value.id == "self"
+                            and leaf.attr not in written
+                        ):
+                            written.append(leaf.attr)
+            return tuple(written), item.lineno
+    return (), 0

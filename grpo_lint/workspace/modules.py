@@ -67,6 +67,10 @@ class Program(Record):
     # Unknown keys are handed back to the script (`return_remaining_strings=True`,
     # `fail_with_unknown_args=False`, `allow_extra_keys=True`): what it does with them is its own business.
     keeps_unknown: bool = False
+    # Fields that an argument class of the repository's own (one between the parser's and TRL's GRPOConfig, itself
+    # left out) assigns in its `__post_init__`: the checks TRL makes there see another value than the config's.
+    # (field, where): `("num_generations", "CodeGRPOConfig.__post_init__ (trl/trainer/code_grpo_config.py:554)")`.
+    rewritten: tuple[tuple[str, str], ...] = ()
 
 
 class Modules:
@@ -490,6 +494,7 @@ class Modules:
         own: set[str] = set()
         unresolved: list[str] = []
         trl_config = False
+        rewritten: dict[str, str] = {}
         if facts.parsers:
             call = facts.parsers[0]
             parser_text = f"{relative}:{call.line} {call.text}"
@@ -502,6 +507,8 @@ class Modules:
                 own |= more
                 unresolved += missing if not ok else []
                 trl_config = trl_config or is_trl
+                for field, where in self.post_init_writes(ref).items():
+                    rewritten.setdefault(field, where)
         own_trainer = ""
         trains = trl_config
         for name, line in facts.trainers:
@@ -530,7 +537,26 @@ class Modules:
             trains,
             frozenset(facts.flags),
             keeps,
+            tuple(rewritten.items()),
         )
+
+    def post_init_writes(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
+        """The attributes the `__post_init__` of a repository class (or of its bases up to, not including, TRL's
+        GRPOConfig or a class of an installed package) assigns, each with where."""
+        if ref.file is None or ref.name in _TRL_CONFIGS or depth > _MAX_DEPTH:
+            return {}
+        facts = self.index(ref.file)
+        if facts is None or ref.name not in facts.classes:
+            return {}
+        found = facts.classes[ref.name]
+        where = f"{ref.name}.__post_init__ ({ref.file}:{found.post_init_line})"
+        written = dict.fromkeys(found.post_init_writes, where)
+        for base in found.bases:
+            above = self.resolve(ref.file, base)
+            if above is not None:
+                for field, there in self.post_init_writes(above, depth + 1).items():
+                    written.setdefault(field, there)
+        return written
 
 
 def _shared(a: list[str], b: list[str]) -> int:
