@@ -8,12 +8,14 @@ The public names are loaded on first use, so that `import grpo_lint` costs no mo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+TYPE_CHECKING = False  # (not `typing`'s: importing typing would delay the console script's start, grpo_lint.early)
 
 __version__ = "0.1.0"
 __all__ = ["ConfigError", "Report", "__version__", "check"]
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from grpo_lint.api import ConfigError, Report, check
 
 

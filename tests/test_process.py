@@ -161,3 +161,60 @@ def test_a_listing_started_ahead_and_never_collected_is_stopped(tmp_path):
     assert not files._PENDING
     with pytest.raises(GitError):  # abandoned: nothing to collect
         pending.output()
+
+
+def test_the_console_script_starts_the_listing_first_and_the_run_takes_it(tmp_path, monkeypatch):
+    """`grpo-lint a.yaml` in a work tree: git's listing starts before grpo-lint loads (grpo_lint.early), and the
+    listing the run asks for later is that process, not a second one."""
+    from grpo_lint import early
+    from grpo_lint.workspace import files
+
+    _repository(tmp_path, ["a.yaml", "sub/b.sh"])
+    monkeypatch.chdir(tmp_path / "sub")
+    early.start_listing(["--isolated", "b.sh", "../a.yaml"])
+    assert list(early._STARTED) == [str(tmp_path)]  # the work tree above both paths
+    pid = early._STARTED[str(tmp_path)][1][0]
+    pending = files._start_listing(tmp_path)
+    assert not early._STARTED and pending._running is not None and pending._running._spawned[0] == pid
+    assert sorted(filter(None, pending.output().split(b"\0"))) == [b"a.yaml", b"sub/b.sh"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-"],  # standard input
+        ["--changed-since", "HEAD", "a.yaml"],
+        ["--list-rules"],
+        ["schema"],
+        ["--no-such-flag", "a.yaml"],  # a line click reads: nothing guessed
+        [],
+    ],
+)
+def test_nothing_is_listed_first_for_other_command_lines(tmp_path, monkeypatch, args):
+    from grpo_lint import early
+
+    _repository(tmp_path, ["a.yaml"])
+    monkeypatch.chdir(tmp_path)
+    early.start_listing(args)
+    assert early._STARTED == {}
+
+
+def test_a_listing_started_first_that_the_run_does_not_take_is_stopped(tmp_path, monkeypatch):
+    from grpo_lint import early
+
+    _repository(tmp_path, ["a.yaml"])
+    monkeypatch.chdir(tmp_path)
+    early.start_listing(["a.yaml"])
+    (_command, (pid, out_read, _err, _deadline)) = early._STARTED[str(tmp_path)]
+    early.stop_listings()
+    assert early._STARTED == {}
+    with pytest.raises(ChildProcessError):  # killed and reaped
+        os.waitpid(pid, os.WNOHANG)
+    with pytest.raises(OSError):  # its pipe is closed
+        os.fstat(out_read)
+    outside = tmp_path.parent / f"{tmp_path.name}-plain"
+    outside.mkdir()
+    (outside / "a.yaml").write_text("x: 1\n")
+    monkeypatch.chdir(outside)
+    early.start_listing(["a.yaml"])  # no work tree above it
+    assert early._STARTED == {}

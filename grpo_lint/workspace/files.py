@@ -96,9 +96,15 @@ def list_ahead(folder: Path) -> None:
 
 
 def _start_listing(folder: Path) -> PendingGit:
-    from grpo_lint.workspace.git import start_git
+    from grpo_lint.early import GIT_TIMEOUT, LISTING, git_command, git_environment, take_listing
+    from grpo_lint.workspace.git import PendingGit, start_git
+    from grpo_lint.workspace.process import Running
 
-    return start_git(["ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=folder)
+    command = git_command(str(folder), LISTING)
+    started = take_listing(os.path.abspath(folder), command)  # (the console script starts it first thing)
+    if started is not None:
+        return PendingGit(list(LISTING), Running(command, git_environment(), GIT_TIMEOUT, started), None)
+    return start_git(list(LISTING), cwd=folder)
 
 
 def _abandon_all() -> None:

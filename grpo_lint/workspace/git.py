@@ -26,30 +26,18 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from grpo_lint.early import GIT_TIMEOUT, git_command, git_environment
 from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import read_file
 from grpo_lint.workspace.process import Running, start
 
-# Settings that name commands git would run for these calls, each switched off. (An empty
-# core.fsmonitor means "off" both for git before 2.36, where it is a hook path, and after, a boolean.)
-_OFF = (
-    "core.fsmonitor=",
-    f"core.hooksPath={os.devnull}",
-    "core.pager=cat",
-    "diff.external=",
-    "core.untrackedCache=false",
-)
-_TIMEOUT = 20  # seconds; a configuration that makes git wait (an include of a FIFO) ends here
+# The settings that switch off the commands git would run, and the environment: grpo_lint.early, which starts the
+# file list before the rest of grpo-lint loads.
+_TIMEOUT = GIT_TIMEOUT
 
 
 class GitError(Exception):
     """git is missing, this is not a repository, the revision does not exist, or git did not finish."""
-
-
-def _environment() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("GIT_EXTERNAL_DIFF", "GIT_PAGER", "PAGER")}
-    env.update(GIT_TERMINAL_PROMPT="0", GIT_OPTIONAL_LOCKS="0", GIT_PAGER="cat", PAGER="cat")
-    return env
 
 
 def git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> bytes:
@@ -92,13 +80,9 @@ class PendingGit:
 
 def start_git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> PendingGit:
     """`git args` started in `cwd` (see `git`); its output is collected by `output()`."""
-    command = ["git", "--no-pager"]
-    if cwd is not None:
-        command += ["-C", os.path.abspath(cwd)]  # absolute: a folder named `-x` never reads as an option
-    for setting in _OFF:
-        command += ["-c", setting]
+    command = git_command(None if cwd is None else str(cwd), args)
     try:
-        return PendingGit(args, start([*command, *args], _environment(), timeout), None)
+        return PendingGit(args, start(command, git_environment(), timeout), None)
     except FileNotFoundError:
         return PendingGit(args, None, "git is not on PATH")
     except OSError as exc:

@@ -37,32 +37,9 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
 def start(command: list[str], env: Mapping[str, str], timeout: float) -> Running:
     """`command` started now, to be collected with `finish()` (its output is read then); raises as `run` does
     when it cannot be started. The deadline counts from now."""
-    if not hasattr(os, "posix_spawnp"):
-        return Running(command, env, timeout, None)
-    deadline = time.monotonic() + timeout
-    out_read, out_write = os.pipe()
-    err_read, err_write = os.pipe()
-    null = os.open(os.devnull, os.O_RDONLY)
-    if min(out_write, err_write, null) <= 2:  # a standard descriptor was closed: dup2 onto itself would fail
-        for fd in (out_read, out_write, err_read, err_write, null):
-            os.close(fd)
-        return Running(command, env, timeout, None)
-    try:
-        # The pipes are not inheritable: the child keeps only the copies dup2 puts on 0, 1 and 2.
-        actions = [
-            (os.POSIX_SPAWN_DUP2, null, 0),
-            (os.POSIX_SPAWN_DUP2, out_write, 1),
-            (os.POSIX_SPAWN_DUP2, err_write, 2),
-        ]
-        pid = os.posix_spawnp(command[0], command, dict(env), file_actions=actions)
-    except BaseException:
-        os.close(out_read)
-        os.close(err_read)
-        raise
-    finally:
-        for fd in (out_write, err_write, null):
-            os.close(fd)
-    return Running(command, env, timeout, (pid, out_read, err_read, deadline))
+    from grpo_lint.early import spawn
+
+    return Running(command, env, timeout, spawn(command, env, timeout))
 
 
 class Running:
