@@ -539,6 +539,46 @@ def test_a_cd_to_a_home_folder_is_not_a_folder_of_the_repository(tmp_path, monke
     assert status == 1 and codes(report) == ["GRPO102"]
 
 
+def test_a_cd_through_the_checkouts_own_name_runs_there_and_a_missing_config_is_said(
+    tmp_path, monkeypatch, uninstalled
+):
+    """`cd ~/work/<the checkout's name>/sub`: the run starts in the checkout's sub/, so a config not there is missing;
+    through another folder's name where it runs stays not shown."""
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/gone.yaml\n"
+    write(tmp_path, {"sub/configs/grpo.yaml": "num_generations: 4\n", "requirements.txt": "trl==1.16.0\n"})
+    write(tmp_path, {"run.sh": f"cd ~/work/{tmp_path.name}/sub && {launch}"})
+    _, report = lint(tmp_path, monkeypatch, "run.sh")
+    (missing,) = report["diagnostics"]
+    assert (missing["code"], missing["severity"]) == ("GRPO001", "warning") and "configs/gone.yaml" in missing[
+        "message"
+    ]
+    write(tmp_path, {"run.sh": f"cd ~/work/other-checkout/sub && {launch}"})
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 0 and codes(report) == []
+
+
+def test_a_script_run_by_an_interpreter_known_only_at_launch_is_a_launch(tmp_path, monkeypatch, uninstalled):
+    """`"${ENV_PYTHON}" train.py --config cfg.yaml`, the interpreter set in a file the script sources."""
+    script = (
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, GRPOTrainer, TrlParser\n\n@dataclass\n"
+        "class Args:\n    dataset_name: str = 'x'\n\nparser = TrlParser((Args, GRPOConfig))\n"
+        "args, training_args = parser.parse_args_and_config()\n"
+        "GRPOTrainer(model=args.dataset_name, args=training_args).train()\n"
+    )
+    files = {
+        "train.py": script,
+        "cfg.yaml": "num_generations: 4\nper_device_train_batch_size: 4\nnum_generatons: 3\n",
+        "env.sh": 'ENV_PYTHON="$(pwd)/env/bin/python"\n',
+        "run.sh": 'source env.sh\n"${ENV_PYTHON}" train.py --config cfg.yaml\n',
+        "requirements.txt": "trl==1.16.0\n",
+    }
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    assert codes(report, "cfg.yaml") == ["GRPO002"] and notes(report)["cfg.yaml"] == "checked as part of ./run.sh"
+    write(tmp_path, {"run.sh": 'source env.sh\n"${ENV_PYTHON}" tools/not_here.py --config cfg.yaml\n'})
+    _, report = lint(tmp_path, monkeypatch)  # a script the repository does not hold: no launch shown
+    assert notes(report)["run.sh"] == "no GRPO launch command"
+
+
 def test_a_parser_given_a_tuple_bound_before_reads_those_classes(tmp_path, monkeypatch, uninstalled):
     """`dataclass_types = (Args, GRPOConfig)` then `TrlParser(dataclass_types)`, as TRL's own scripts build theirs."""
     script = (

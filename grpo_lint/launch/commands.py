@@ -188,6 +188,15 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
         shown = words[0].unknown[0] if words[0].unknown else "its program"
         unknown = f"the program ({shown}) is known only at launch"
         return _program(command, "a program", words[1:], None, unknown, places)
+    if not words[0].known and len(words) > 1 and words[1].known and words[1].text.endswith(".py"):
+        # `"${ENV_PYTHON}" train.py ...` (an interpreter set in a file the script sources): a Python script of the
+        # repository, run by a program known only at launch
+        script = _repository_script(words[1].text, False, places)
+        if script is not None:
+            shown = words[0].unknown[0] if words[0].unknown else "its program"
+            return _program(
+                command, "a program", words[1:], None, f"the program ({shown}) is known only at launch", places
+            )
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
         inner = [i for i, w in enumerate(words) if w.text == "--"]
         if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`

@@ -436,16 +436,23 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
                 absolute = target.text if target is not None and target.known and os.path.isabs(target.text) else ""
                 # its written tail may name a folder of the checkout (`cd $ROOT/exgrpo/verl/`): looked in first, and
                 # the copy of a framework there is the one that runs; what is not found there stays not shown
-                tail = _checkout_folder(target.text, places) if target is not None and not own else None
-                here = places if own else places._replace(lost=True, lost_dir=absolute, workdir=tail)
+                found = _checkout_folder(target.text, places) if target is not None and not own else None
+                tail, sure = found if found is not None else (None, False)
+                if own:
+                    here = places
+                elif sure:  # `cd ~/work/CODE-GRPO/trl` in CODE-GRPO/: the run starts in the checkout's trl/
+                    here = places._replace(workdir=tail)
+                else:
+                    here = places._replace(lost=True, lost_dir=absolute, workdir=tail)
             continue
         yield command, here
 
 
-def _checkout_folder(written: str, places: Places) -> str | None:
+def _checkout_folder(written: str, places: Places) -> tuple[str, bool] | None:
     """The repository folder that the written tail of a `cd` path names, after a part not shown (`$ROOT/exgrpo/verl/`,
     `~/work/project/trl`): the longest tail (from the second part on) that is a folder below the script's folder or
-    one above it up to the root, as a path relative to the script's folder; None when no tail is."""
+    one above it up to the root, as a path relative to the script's folder, and whether that is sure: the part before
+    the tail is the checkout's own name (`.../CODE-GRPO/trl` in a checkout named CODE-GRPO). None when no tail is."""
     parts = written.replace("\\", "/").split("/")
     while parts and not parts[-1]:
         parts.pop()
@@ -458,7 +465,8 @@ def _checkout_folder(written: str, places: Places) -> str | None:
         for base in bases:
             folder = base.joinpath(*tail)
             if folder.is_dir() and inside(folder, places.root):
-                return os.path.relpath(folder, places.script_dir)
+                sure = base == places.root and parts[cut - 1] == places.root.resolve().name
+                return os.path.relpath(folder, places.script_dir), sure
     return None
 
 
