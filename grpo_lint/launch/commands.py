@@ -188,9 +188,16 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
         shown = words[0].unknown[0] if words[0].unknown else "its program"
         unknown = f"the program ({shown}) is known only at launch"
         return _program(command, "a program", words[1:], None, unknown, places)
-    if not words[0].known and len(words) > 1 and words[1].known and words[1].text.endswith(".py"):
-        # `"${ENV_PYTHON}" train.py ...` (an interpreter set in a file the script sources): a Python script of the
-        # repository, run by a program known only at launch
+    if (
+        not words[0].known
+        and any("py" in name.lower() for name in words[0].unknown)
+        and len(words) > 1
+        and words[1].known
+        and words[1].text.endswith(".py")
+    ):
+        # `"${ENV_PYTHON}" train.py ...` (an interpreter set in a file the script sources, a variable named for
+        # Python: `$RUNNER run.py` may be any program): a Python script of the repository, run by a program known only
+        # at launch
         script = _repository_script(words[1].text, False, places)
         if script is not None:
             shown = words[0].unknown[0] if words[0].unknown else "its program"
