@@ -429,10 +429,18 @@ def _lint_run(
     linted = lint_document(run.document, options, workspace, run.extra_keys)
     found = list(linted.diagnostics)
     cut = next((c for c in script.cutoffs if c.command_line == run.launch.command.line), None)
-    if cut is not None:  # judged as written; GRPO501 reports the cut itself
+    from grpo_lint.sources.shell import blank_line_continuations
+
+    blank = blank_line_continuations(script).get(run.launch.command.line) if script.lines else None
+    where = f"the comment on line {cut.comment.line}" if cut is not None else ""
+    if blank is not None:
+        where = f"{where} and " if where else ""
+        line, kind, _words = blank[0]
+        where += f"the empty line {line}" if kind == "empty" else f"the `\\ ` (a space after it) of line {line}"
+        where += " and the cuts below it" if len(blank) > 1 else ""
+    if where:  # judged as written; GRPO501 reports the cut itself
         assumption = (
-            f" (This reads the command as written, with the words after the comment on line {cut.comment.line}, "
-            "which bash cuts off; see GRPO501.)"
+            f" (This reads the command as written, with the words after {where}, which bash cuts off; see GRPO501.)"
         )
         found = [d._replace(message=d.message + assumption) if not d.code.startswith("GRPO5") else d for d in found]
     read = _read_keys(run.launch.framework)

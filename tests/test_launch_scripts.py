@@ -297,6 +297,28 @@ def test_an_empty_line_inside_a_continued_command_ends_it():
     assert "GRPO501" not in codes(text.replace("\n\n  --num_generations", "\n\nswift rlhf --rlhf_type grpo \\\n  --x"))
 
 
+def test_every_cut_of_a_continued_command_is_said_and_the_run_is_judged_as_written():
+    """An empty line, then another one further down, and a space after a `\\`: each ends the command where bash
+    reads it; the run is judged with every flag the author wrote (8 x 2 = 16 holds groups of 8), not with the
+    defaults the cuts leave."""
+    text = (
+        "NPROC_PER_NODE=2 \\\nswift rlhf \\\n  --rlhf_type grpo \\\n\n  --per_device_train_batch_size 8 \\\n"
+        "  --num_generations 8 \\\n\n  --temperature 0.9 \\ \n  --beta 0.01\n"
+    )
+    found = script(text).diagnostics
+    cuts = [d for d in found if d.code == "GRPO501"]
+    assert [(d.span.line, d.span.column) for d in cuts] == [(4, 1), (7, 1), (8, 21)]
+    assert "--per_device_train_batch_size, --num_generations on line 5" in cuts[0].message
+    assert "a space follows the `\\`" in cuts[2].message and "--beta on line 9" in cuts[2].message
+    assert [d.code for d in found] == ["GRPO501"] * 3  # not GRPO102 on the default batch, nor a stray ` ` word
+    wrong = text.replace("--num_generations 8", "--num_generations 5")
+    group = next(d for d in script(wrong).diagnostics if d.code.startswith("GRPO1"))
+    assert "with the words after the empty line 4 and the cuts below it" in group.message
+    # a `\\\\` (an escaped backslash) then a blank at a line's end is no continuation at all
+    assert parse("echo a \\\\ \n--x 1\n", "s.sh").commands[0].words[-1].text == "\\"
+    assert "GRPO501" not in codes("swift rlhf --rlhf_type grpo --temperature 0.9 \\\\ \necho done\n")
+
+
 def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():
     text = (
         "NPROC_PER_NODE=4 \\\nswift rlhf \\\n  --rlhf_type grpo \\\n  --per_device_train_batch_size 3 \\\n"

@@ -92,36 +92,36 @@ def _cut_words(flags: list[str], launch: Launch) -> tuple[str, str]:
 
 def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
     """GRPO501: a launch whose last line ends in `\\` before an empty line: bash continues the command into the
-    empty line, which ends it, and the indented flags or overrides below run as commands of their own."""
-    from grpo_lint.sources.shell import looks_like_override
+    empty line, which ends it, and the indented flags or overrides below run as commands of their own. Each such cut
+    of the command is said (a second one below the first still cuts the run once the first is mended)."""
+    from grpo_lint.sources.shell import blank_line_continuations, looks_like_override
 
-    lines = script.lines
+    joins = blank_line_continuations(script)
     for launch in launches:
-        last = max(word.span.end_line for word in launch.command.words)
-        if last >= len(lines) - 1 or not lines[last - 1].rstrip().endswith("\\") or lines[last].strip():
-            continue
-        lost: list[tuple[int, str]] = []
-        for number in range(last + 2, min(len(lines), last + 400) + 1):
-            text = lines[number - 1]
-            if not text.strip() or text.lstrip().startswith("#"):
-                break
-            words = text.split()
-            if number == last + 2 and not (words[0].startswith("--") or looks_like_override(words[0])):
-                break  # the next command (`python train.py \` after an empty line), not words of this one
-            lost.extend((number, w.split("=", 1)[0]) for w in words if w.startswith("--") or looks_like_override(w))
-            if not text.rstrip().endswith("\\"):
-                break
-        if not lost:
-            continue  # (the next lines are other commands)
-        listed, program = _cut_words([name for _, name in lost], launch)
-        yield _diagnostic(
-            "GRPO501",
-            f"this empty line ends the `{program}` command of line {launch.command.line}: the `\\` on line {last} "
-            f"continues it into the empty line, so {listed} on line {lost[0][0]} onwards never reach the run (the "
-            "shell then tries to run them as commands of their own)",
-            Span.point(last + 1, 1),
-            "delete the empty line (a `\\`-continued command has no empty lines)",
-        )
+        for cut, kind, words in joins.get(launch.command.line, ()):
+            flags = [w.text.split("=", 1)[0] for w in words if w.text.startswith("--") or looks_like_override(w.text)]
+            listed, program = _cut_words(flags, launch)
+            lost = f"{listed or 'the words after it'} on line {words[0].span.line} onwards never reach the run"
+            if kind == "empty":
+                yield _diagnostic(
+                    "GRPO501",
+                    f"this empty line ends the `{program}` command of line {launch.command.line}: the `\\` on line "
+                    f"{cut - 1} continues it into the empty line, so {lost} (the shell then tries to run them as "
+                    "commands of their own)",
+                    Span.point(cut, 1),
+                    "delete the empty line (a `\\`-continued command has no empty lines)",
+                )
+                continue
+            text = script.lines[cut - 1]
+            backslash = len(text.rstrip(" \t"))
+            yield _diagnostic(
+                "GRPO501",
+                f"a space follows the `\\` that ends this line: it escapes the space, not the line break, so the "
+                f"`{program}` command of line {launch.command.line} ends here and {lost} (the shell then tries to "
+                "run them as commands of their own)",
+                Span(cut, backslash, cut, len(text) + 1),
+                "delete the blanks after the `\\`",
+            )
 
 
 def _unbound(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:

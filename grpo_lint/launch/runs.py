@@ -29,7 +29,7 @@ from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
 from grpo_lint.sources.reading import inside, real_path
-from grpo_lint.sources.shell import Command, Script, Word, made_here, parse
+from grpo_lint.sources.shell import Command, Script, Word, blank_line_continuations, made_here, parse
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -85,7 +85,14 @@ def read_script(
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: cut.lost for cut in script.cutoffs}
-    intended = [c._replace(words=c.words + lost[c.line]) if c.line in lost else c for c in script.commands]
+    # (likewise one cut by an empty line: judged with the flags written below it, over every such cut)
+    joined = blank_line_continuations(script)
+    for line, cuts in joined.items():
+        lost[line] = lost.get(line, ()) + tuple(w for _cut, _kind, words in cuts for w in _as_written(words, True))
+    intended = [
+        c._replace(words=_as_written(c.words, c.line in joined) + lost[c.line]) if c.line in lost else c
+        for c in script.commands
+    ]
     where: list[Places] = []  # where each launch runs (after the script's `cd`s)
     for c, here in _working_dirs(intended, places):
         launch = recognise(c, here)
@@ -107,6 +114,11 @@ def read_script(
             )
         result.runs.append(run)
     return result
+
+
+def _as_written(words: tuple[Word, ...], cut: bool) -> tuple[Word, ...]:
+    """A cut command's own words as meant: without the blank a `\\` before the line break escaped (`--n 8 \\ `)."""
+    return tuple(word for word in words if not word.text.isspace()) if cut else words
 
 
 class Stop(Record):

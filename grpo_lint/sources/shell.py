@@ -1415,6 +1415,43 @@ def made_here(text: str, name: str, command: Command) -> bool:
     )
 
 
+def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]]:
+    """Commands cut short where the author meant a `\\` continuation (GRPO501): an empty line after the last `\\`
+    (bash continues the command into the empty line, which ends it), or a space after the `\\` that ends a line (it
+    escapes the space, not the line break). The flags or overrides of the lines below then run as commands of their
+    own. For each such command (its line): each cut, as (its line: the empty line, or the line whose `\\` is followed
+    by a space; "empty" or "space"; the words the author continued the command with below it), over every further cut
+    of either kind."""
+    lines = script.lines
+    starting = {command.line: command for command in script.commands if command.words}
+    found: dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]] = {}
+    for command in script.commands:
+        if not command.words or command.inner or command.called_at:
+            continue
+        last = max(word.span.end_line for word in command.words)
+        cuts: list[tuple[int, str, tuple[Word, ...]]] = []
+        while 0 < last <= len(lines):
+            text = lines[last - 1]
+            if last < len(lines) and text.rstrip().endswith("\\") and not lines[last].strip():
+                cut, kind, start = last + 1, "empty", last + 2
+            elif _SPACE_AFTER_CONTINUATION.search(text):
+                cut, kind, start = last, "space", last + 1
+            else:
+                break
+            stray = starting.get(start)
+            if stray is None or not (stray.words[0].text.startswith("--") or looks_like_override(stray.words[0].text)):
+                break
+            cuts.append((cut, kind, stray.words))
+            last = max(word.span.end_line for word in stray.words)
+        if cuts:
+            found[command.line] = tuple(cuts)
+    return found
+
+
+# A line ending in an odd number of backslashes, then blanks: the last `\\` escapes the blank, not the line break.
+_SPACE_AFTER_CONTINUATION = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
+
+
 def looks_like_override(word: str) -> bool:
     """A Hydra override of a dotted key (`trainer.nnodes=2`, `+a.b=1`): no command is named like it."""
     key, equals, _ = word.partition("=")
