@@ -9,6 +9,7 @@ severity overrides.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -150,6 +151,8 @@ def lint_document(
         known |= target.fork.keys()
     if known != options.extra_keys:
         options = options._replace(extra_keys=known)
+    if framework == "swift" and "reward_funcs" in document.entries:
+        document.registered = _rewards_registered(document, workspace)
     plan = _plan(framework, document, target, options, workspace)
     diagnostics = _judged(plan, options)
     if framework == "verl" and workspace is not None and any(d.code == "GRPO006" for d in diagnostics):
@@ -232,6 +235,38 @@ def _registered_here(diagnostic: Diagnostic, plan: RunPlan, workspace: Workspace
         for relative in modules.files
         if (data := modules.bytes_of(relative)) is not None
     )
+
+
+def _rewards_registered(document: Document, workspace: Workspace | None) -> frozenset[str] | None:
+    """The reward function names an ms-swift run may have beyond the built-in ones: those written as a string in the
+    repository's Python (a plugin registers `orms['my_reward'] = MyORM`). None (any name) when the run loads a plugin
+    (`--external_plugins`, `--custom_register_path`) that is not a file of the repository, or is not known before
+    launch, or when the repository is not shown."""
+    plugins: list[str] = []
+    for key in ("external_plugins", "custom_register_path"):
+        if key in document.unknown:
+            return None
+        entry = document.entries.get(key)
+        if entry is not None:
+            plugins += [str(v) for v in (entry.value if isinstance(entry.value, list) else [entry.value]) if v]
+    if workspace is None:
+        return None if plugins else frozenset()
+    files = workspace.files
+    for plugin in plugins:
+        tail = "/" + plugin.replace("\\", "/").removeprefix("./").lstrip("/")
+        if os.path.isabs(plugin) or ".." in tail.split("/") or not any(("/" + f).endswith(tail) for f in files):
+            return None
+    entry = document.entries["reward_funcs"]
+    names = [v for v in (entry.value if isinstance(entry.value, list) else [entry.value]) if isinstance(v, str)]
+    modules = workspace.modules
+    written = set()
+    for name in names:
+        quoted = (b'"' + name.encode() + b'"', b"'" + name.encode() + b"'")
+        if any(
+            q in data for relative in modules.files if (data := modules.bytes_of(relative)) is not None for q in quoted
+        ):
+            written.add(name)
+    return frozenset(written)
 
 
 def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:

@@ -319,6 +319,39 @@ def test_every_cut_of_a_continued_command_is_said_and_the_run_is_judged_as_writt
     assert "GRPO501" not in codes("swift rlhf --rlhf_type grpo --temperature 0.9 \\\\ \necho done\n")
 
 
+def test_an_ms_swift_reward_function_registered_nowhere_stops_the_trainer(tmp_path):
+    """`--reward_funcs my_reward`: neither built in nor registered by a plugin (`orms['my_reward'] = ...`)."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    run = (
+        "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --model m --dataset d --num_generations 4 \\\n"
+        "  --per_device_train_batch_size 4 --external_plugins plugin/rewards.py --reward_funcs my_reward format\n"
+    )
+    (tmp_path / "plugin").mkdir()
+    (tmp_path / "plugin" / "rewards.py").write_text(
+        "from swift.plugin import ORM, orms\n\nclass Other(ORM):\n    pass\n"
+    )
+    (tmp_path / "run.sh").write_text(run)
+    args = ("run.sh", "--isolated", "--format", "json", "--target", "swift==3.10.0")
+    found = json.loads(run_cli(*args, cwd=tmp_path).stdout)["diagnostics"]
+    assert [(d["code"], d["severity"]) for d in found] == [("GRPO006", "error")]  # `format` is built in
+    assert "reward_function my_reward is not implemented in swift.plugin" in found[0]["message"]
+    (tmp_path / "plugin" / "rewards.py").write_text(
+        "from swift.plugin import ORM, orms\n\nclass Mine(ORM):\n    pass\n\norms['my_reward'] = Mine\n"
+    )
+    assert json.loads(run_cli(*args, cwd=tmp_path).stdout)["diagnostics"] == []
+    # a plugin the repository does not hold may register anything
+    (tmp_path / "run.sh").write_text(run.replace("plugin/rewards.py", "/opt/plugins/rewards.py").replace("my_", "x_"))
+    assert json.loads(run_cli(*args, cwd=tmp_path).stdout)["diagnostics"] == []
+
+
+def test_a_script_run_under_pdb_is_the_launch(tmp_path):
+    run = "python -u -m pdb swift/cli/rlhf.py --rlhf_type grpo --num_generations 2 --per_device_train_batch_size 1\n"
+    (tmp_path / "run.sh").write_text(run)
+    found = json.loads(run_cli("run.sh", "--format", "json", "--target", "swift==3.10.0", cwd=tmp_path).stdout)
+    assert [d["code"] for d in found["diagnostics"]] == ["GRPO102"]  # 1 process x 1 is no whole group of 2
+    assert "ms-swift 3.10.0 rejects it" in found["diagnostics"][0]["message"]  # swift's rlhf.py, not a TRL script
+
+
 def test_cut_off_is_reported_and_batch_findings_say_what_they_assume():
     text = (
         "NPROC_PER_NODE=4 \\\nswift rlhf \\\n  --rlhf_type grpo \\\n  --per_device_train_batch_size 3 \\\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from functools import cache
+from typing import Any
 
 from packaging.version import Version
 
@@ -625,8 +626,13 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             continue
         choices = found.values
         values = entry.value if isinstance(entry.value, list) else [entry.value]
+        registered = plan.document.registered
         for value in values:
             if _accepted(value, choices):
+                continue
+            if spec.name == "reward_funcs" and plan.framework == "swift":
+                if registered is not None and value not in registered:
+                    yield _unregistered_reward(plan, key, value, choices, entry)
                 continue
             listed = ", ".join(shown(c) for c in choices)
             why = found.warning(value)
@@ -654,6 +660,22 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix = f"`{key}: {meant}`"
                 fixes = set_value(entry, meant, "safe", f"write `{key}` as `{meant}`, the value {value!r} meant")
             yield report(plan, "GRPO006", message, entry.value_span, fix=fix, severity=severity, key=key, fixes=fixes)
+
+
+def _unregistered_reward(plan: RunPlan, key: str, value: Any, choices: tuple[Any, ...], entry: Entry) -> Diagnostic:
+    """An ms-swift reward function that is neither built in nor registered by a plugin the run loads (the repository
+    names it nowhere): GRPOTrainer stops in `_prepare_rewards`, after the model has loaded."""
+    module = "swift.rewards" if plan.target.version >= Version("4.0.0") else "swift.plugin"
+    loaded = plan.document.entries.get("external_plugins")
+    plugins = "the plugins this run loads do not" if loaded is not None else "this run loads no plugin"
+    message = (
+        f"`{key}: {shown(value)}` is no reward function {fw(plan)} has built in ({', '.join(map(str, choices))}), and "
+        f"no Python file of the repository registers it (`orms['{value}'] = ...` in a plugin given with "
+        f"--external_plugins; {plugins}): GRPOTrainer stops after the model has loaded with "
+        f'"ValueError: reward_function {value} is not implemented in {module}".'
+    )
+    fix = f"register `{value}` in a plugin given with --external_plugins, or use a built-in reward function"
+    return report(plan, "GRPO006", message, entry.value_span, fix=fix, key=key)
 
 
 def _truthy_string(plan: RunPlan, key: str, value: str, entry: Entry) -> Diagnostic:

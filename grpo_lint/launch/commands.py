@@ -330,8 +330,23 @@ def _launched(
         if module == "accelerate.commands.launch":
             flags, program = _split_launcher(args, _ACCELERATE_SWITCHES)
             return ("accelerate", program, *_accelerate_world(flags, command, places))
+        if module in _DEBUGGERS:  # `python -m pdb train.py ...`: the script runs under the debugger, as with python
+            options = _DEBUGGERS[module]
+            at = 0
+            while at < len(args) and args[at].text in options:
+                at += 2
+            if at < len(args) and not args[at].text.startswith("-"):
+                return "python", list(args[at:]), _one(command), None
         return "python", [rest[index], rest[index + 1], *args], _one(command), None
     return "python", rest[index:], _one(command), None
+
+
+# Modules that run a script given after their own options (each taking a value), as `python script.py` would.
+_DEBUGGERS = {
+    "pdb": frozenset({"-c", "--command"}),
+    "cProfile": frozenset({"-o", "-s"}),
+    "profile": frozenset({"-o", "-s"}),
+}
 
 
 def _one(command: Command) -> Setting:

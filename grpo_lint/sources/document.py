@@ -42,7 +42,7 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined", "parser",
-        "path", "record", "start", "text", "trainer", "unknown", "unknown_entries",
+        "path", "record", "registered", "start", "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -84,6 +84,9 @@ class Document:
         self.called = False
         # The keys of an outline (see `outline`), which has no entries: None for a config as read.
         self.outlined: tuple[str, ...] | None = None
+        # Names the run may register beyond the framework's own (ms-swift's reward functions a plugin of the
+        # repository may add): None when any name may be (a plugin the repository does not show is loaded).
+        self.registered: frozenset[str] | None = frozenset()
 
     def written(self) -> list[str]:
         """The keys the config writes, those set to values not known before launch too."""

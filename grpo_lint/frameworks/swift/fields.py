@@ -12,6 +12,7 @@ from grpo_lint.data import load
 from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned, table_from_kinds
 
 _LOSS = ("grpo", "bnpo", "dr_grpo")
+_REWARDS = ("accuracy", "format", "cosine", "repetition", "react_format", "toolbench", "math", "soft_overlong")
 _LOSS_311 = (*_LOSS, "dapo", "cispo", "sapo")
 
 _OVERRIDES: dict[str, dict] = {
@@ -65,6 +66,15 @@ _OVERRIDES: dict[str, dict] = {
         "choices": (Choices("3.10.0", None, ("grpo", "rloo", "reinforce_plus_plus")),),
     },
     "kl_in_reward": {"since": "3.10.0"},
+    # The reward functions ms-swift has built in (`orms` in swift/plugin/orm.py, swift/rewards/orm.py from 4.0; read
+    # at every tag from v3.0.3 to v4.5.2): another name stops GRPOTrainer after the model has loaded, unless a plugin
+    # registers it (grpo_lint.lint drops the report where the repository may: see _registered_here).
+    "reward_funcs": {
+        "choices": (
+            Choices("3.1.1", "3.3.0", _REWARDS[:7]),
+            Choices("3.3.0", None, _REWARDS),
+        )
+    },
     "importance_sampling_level": {
         "since": "3.7.0",
         "choices": (
