@@ -314,6 +314,14 @@ def test_every_cut_of_a_continued_command_is_said_and_the_run_is_judged_as_writt
     wrong = text.replace("--num_generations 8", "--num_generations 5")
     group = next(d for d in script(wrong).diagnostics if d.code.startswith("GRPO1"))
     assert "with the words after the empty line 4 and the cuts below it" in group.message
+    # a comment's cut, then a blank after the `\\` of the line it cut off: both said, the blank no value of the flag
+    after_comment = (
+        "swift rlhf --rlhf_type grpo --num_generations 4 --per_device_train_batch_size 4 \\\n  # --a 1 \\\n"
+        "  --reward_model m1 m2 \\ \n  --reward_funcs format \\\n"
+        "  --reward_weights 0.1 1 1\n"
+    )
+    found = script(after_comment).diagnostics
+    assert [(d.code, d.span.line) for d in found] == [("GRPO501", 2), ("GRPO501", 3)]  # no GRPO403: 2 models + 1
     # a `\\\\` (an escaped backslash) then a blank at a line's end is no continuation at all
     assert parse("echo a \\\\ \n--x 1\n", "s.sh").commands[0].words[-1].text == "\\"
     assert "GRPO501" not in codes("swift rlhf --rlhf_type grpo --temperature 0.9 \\\\ \necho done\n")

@@ -84,7 +84,7 @@ def read_script(
     result = ScriptRuns(script)
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after
     # the comment: they are what the run means, and what it runs once the comment is moved.
-    lost = {cut.command_line: cut.lost for cut in script.cutoffs}
+    lost = {cut.command_line: _as_written(cut.lost, True) for cut in script.cutoffs}
     # (likewise one cut by an empty line: judged with the flags written below it, over every such cut)
     joined = blank_line_continuations(script)
     for line, cuts in joined.items():

@@ -1425,10 +1425,12 @@ def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, 
     lines = script.lines
     starting = {command.line: command for command in script.commands if command.words}
     found: dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]] = {}
+    # (the words a comment cut off count as the command's: a cut below them cuts the run again)
+    after_comment = {cut.command_line: cut.lost for cut in script.cutoffs}
     for command in script.commands:
         if not command.words or command.inner or command.called_at:
             continue
-        last = max(word.span.end_line for word in command.words)
+        last = max(word.span.end_line for word in (*command.words, *after_comment.get(command.line, ())))
         cuts: list[tuple[int, str, tuple[Word, ...]]] = []
         while 0 < last <= len(lines):
             text = lines[last - 1]
