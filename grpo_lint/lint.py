@@ -256,17 +256,17 @@ def _rewards_registered(document: Document, workspace: Workspace | None) -> froz
         tail = "/" + plugin.replace("\\", "/").removeprefix("./").lstrip("/")
         if os.path.isabs(plugin) or ".." in tail.split("/") or not any(("/" + f).endswith(tail) for f in files):
             return None
+    from grpo_lint.frameworks.swift.fields import REWARDS
+
     entry = document.entries["reward_funcs"]
     names = [v for v in (entry.value if isinstance(entry.value, list) else [entry.value]) if isinstance(v, str)]
-    modules = workspace.modules
-    written = set()
-    for name in names:
-        quoted = (b'"' + name.encode() + b'"', b"'" + name.encode() + b"'")
-        if any(
-            q in data for relative in modules.files if (data := modules.bytes_of(relative)) is not None for q in quoted
-        ):
-            written.add(name)
-    return frozenset(written)
+    modules = workspace.modules  # (a built-in name is never looked for: most runs name only those)
+    return frozenset(
+        name
+        for name in names
+        if name not in REWARDS
+        and (modules.mentions(b'"' + name.encode() + b'"') or modules.mentions(b"'" + name.encode() + b"'"))
+    )
 
 
 def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:

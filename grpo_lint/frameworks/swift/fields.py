@@ -12,7 +12,7 @@ from grpo_lint.data import load
 from grpo_lint.frameworks.fields import Choices, FieldSpec, FieldTable, Versioned, table_from_kinds
 
 _LOSS = ("grpo", "bnpo", "dr_grpo")
-_REWARDS = ("accuracy", "format", "cosine", "repetition", "react_format", "toolbench", "math", "soft_overlong")
+REWARDS = ("accuracy", "format", "cosine", "repetition", "react_format", "toolbench", "math", "soft_overlong")
 _LOSS_311 = (*_LOSS, "dapo", "cispo", "sapo")
 
 _OVERRIDES: dict[str, dict] = {
@@ -71,8 +71,8 @@ _OVERRIDES: dict[str, dict] = {
     # registers it (grpo_lint.lint drops the report where the repository may: see _registered_here).
     "reward_funcs": {
         "choices": (
-            Choices("3.1.1", "3.3.0", _REWARDS[:7]),
-            Choices("3.3.0", None, _REWARDS),
+            Choices("3.1.1", "3.3.0", REWARDS[:7]),
+            Choices("3.3.0", None, REWARDS),
         )
     },
     "importance_sampling_level": {
