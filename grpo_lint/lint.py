@@ -362,7 +362,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
             continue  # not a GRPO run grpo-lint checks (`swift rlhf --rlhf_type dpo`, an SFT recipe, Megatron)
         plan = None
         if run is not None:
-            plan, found, unchecked = _lint_run(run, script, options, workspace)
+            plan, found, unchecked = _lint_run(run, script, options, workspace, runs.joined)
             if launch.command.called_at:
                 found = _as_called(found, launch.command.called_at, script, said)
             if run.unparsable:
@@ -451,7 +451,7 @@ def _called_script(
 
 
 def _lint_run(
-    run: Run, script: Script, options: Options, workspace: Workspace | None
+    run: Run, script: Script, options: Options, workspace: Workspace | None, joined: dict | None = None
 ) -> tuple[RunPlan | None, list[Diagnostic], list[str]]:
     framework = run.launch.framework
     options = options._replace(framework=framework)
@@ -464,9 +464,7 @@ def _lint_run(
     linted = lint_document(run.document, options, workspace, run.extra_keys)
     found = list(linted.diagnostics)
     cut = next((c for c in script.cutoffs if c.command_line == run.launch.command.line), None)
-    from grpo_lint.sources.shell import blank_line_continuations
-
-    blank = blank_line_continuations(script).get(run.launch.command.line) if script.lines else None
+    blank = (joined or {}).get(run.launch.command.line)
     where = f"the comment on line {cut.comment.line}" if cut is not None else ""
     if blank is not None:
         where = f"{where} and " if where else ""

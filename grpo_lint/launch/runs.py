@@ -63,6 +63,8 @@ class ScriptRuns:
         # Scripts of the repository it runs (`bash train/rlhf.sh`), read with the variables it exports:
         # (the command, the called script's runs with those variables, its runs read alone).
         self.called: list[tuple[Command, ScriptRuns, ScriptRuns]] = []
+        # Commands cut where the author meant a `\` continuation (shell.blank_line_continuations), read once.
+        self.joined: dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]] = {}
 
 
 def read_script(
@@ -86,7 +88,7 @@ def read_script(
     # the comment: they are what the run means, and what it runs once the comment is moved.
     lost = {cut.command_line: _as_written(cut.lost, True) for cut in script.cutoffs}
     # (likewise one cut by an empty line: judged with the flags written below it, over every such cut)
-    joined = blank_line_continuations(script)
+    joined = result.joined = blank_line_continuations(script)
     for line, cuts in joined.items():
         lost[line] = lost.get(line, ()) + tuple(w for _cut, _kind, words in cuts for w in _as_written(words, True))
     intended = [
