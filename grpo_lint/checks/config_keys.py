@@ -631,7 +631,7 @@ def invalid_choice(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             if _accepted(value, choices):
                 continue
             if spec.name == "reward_funcs" and plan.framework == "swift":
-                if registered is not None and value not in registered:
+                if isinstance(value, str) and registered is not None and value not in registered:
                     yield _unregistered_reward(plan, key, value, choices, entry)
                 continue
             listed = ", ".join(shown(c) for c in choices)
