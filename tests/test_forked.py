@@ -43,18 +43,22 @@ def mark(path) -> None:
 
 def test_the_copies_take_work_while_this_process_works(tmp_path):
     """Items are drawn from a queue: a copy takes chunks while this process is busy with a slow one."""
-    parent, marks = os.getpid(), tmp_path / "marks"
+    parent, marks, started = os.getpid(), tmp_path / "marks", tmp_path / "started"
+    first: list[int] = []  # the item this process takes first (which one depends on who reaches the queue first)
 
     def work(item: int) -> int:
         if os.getpid() != parent:
+            wait_for(started)  # (until this process holds a chunk of its own, whoever reached the queue first)
             mark(marks)
-        elif item == 0:
-            wait_for(marks, 30)  # the first chunk is slow here: the copy takes the others meanwhile
+        elif not first:
+            first.append(item)
+            mark(started)
+            wait_for(marks, 30)  # this process's first chunk is slow: the copy takes the others meanwhile
         return os.getpid()
 
     made = forked.share_out(list(range(40)), work, 2, chunk=1)
     assert sorted(made) == list(range(40))
-    assert made[0] == parent
+    assert first and made[first[0]] == parent
     assert sum(pid != parent for pid in made.values()) >= 30
 
 
