@@ -50,7 +50,10 @@ def field_schema(spec: FieldSpec, version: Version) -> dict[str, Any]:
         except (TypeError, ValueError):
             pass
     choice = spec.choice_at(version)
-    if choice is not None and not choice.warned:
+    if choice is not None and choice.extensible:  # (a plugin may register more: suggested, not required)
+        items = {"type": "string", "examples": list(choice.values)}
+        schema.update({"items": items} if spec.base_kind == "list" else items)
+    elif choice is not None and not choice.warned:
         schema["enum"] = [*choice.values, *([None] if spec.nullable else [])]
     for bound, keyword in (
         ("ge", "minimum"),

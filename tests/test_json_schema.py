@@ -68,3 +68,12 @@ def test_the_settings_schema_matches_the_settings_reader():
 def test_usage():
     assert run_cli("schema").returncode == 2
     assert run_cli("schema", "--framework", "swift", "--target", "trl==1.16.0").returncode == 2
+
+
+def test_reward_functions_a_plugin_may_register_are_suggested_not_required():
+    document = schema("--target", "swift==4.6.0")
+    rewards = document["properties"]["reward_funcs"]
+    assert "accuracy" in rewards["items"]["examples"] and "enum" not in rewards["items"]
+    validator = jsonschema.Draft202012Validator(document)
+    assert not list(validator.iter_errors({"rlhf_type": "grpo", "reward_funcs": ["accuracy", "my_plugin_reward"]}))
+    assert list(validator.iter_errors({"rlhf_type": "grpo", "reward_funcs": [3]}))  # names are text

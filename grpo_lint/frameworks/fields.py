@@ -36,6 +36,9 @@ class Choices(Record):
     # Checked by the framework's own entry (verl's main_ppo) when it runs, not by every program that reads the key: not
     # judged for a trainer of the repository's own or a recipe's, nor in a file no launch names.
     entry_only: bool = False
+    # Other values may be registered by the run (ms-swift's reward functions a plugin adds): the values are the
+    # built-in ones, and an editor's schema suggests them without ruling others out.
+    extensible: bool = False
 
     def warning(self, value: Any) -> str | None:
         """Why `value` is only warned about, or None when it stops the run."""

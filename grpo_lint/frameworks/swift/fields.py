@@ -71,8 +71,8 @@ _OVERRIDES: dict[str, dict] = {
     # registers it (grpo_lint.lint drops the report where the repository may: see _registered_here).
     "reward_funcs": {
         "choices": (
-            Choices("3.1.1", "3.3.0", REWARDS[:7]),
-            Choices("3.3.0", None, REWARDS),
+            Choices("3.1.1", "3.3.0", REWARDS[:7], extensible=True),
+            Choices("3.3.0", None, REWARDS, extensible=True),
         )
     },
     "importance_sampling_level": {
