@@ -529,6 +529,25 @@ def test_bash_and_hydra_bounds():
     assert note.severity.label == "info"
 
 
+def test_a_cd_of_many_folders_and_many_cuts_stay_linear(tmp_path):
+    """`cd $ROOT/a/a/.../a` of 100,000 folders, a folder name of 5,000 characters, and 20,000 flag lines each cut
+    from the last by an empty line: each part is looked at a bounded number of times (a tail of at most MAX_CD_TAIL
+    folders; a cut followed once), and a name the system refuses is no folder."""
+    (tmp_path / "a").mkdir()
+    deep = "cd $ROOT/" + "a/" * 100_000 + "\npython3 -m verl.trainer.main_ppo trainer.x=1\n"
+    cuts = "swift rlhf --rlhf_type grpo \\\n" + "".join(f"\n  --flag{i} 1 \\\n" for i in range(20_000)) + "\n  --x 1\n"
+    long = "cd $ROOT/" + "a" * 5_000 + "/b\npython3 -m verl.trainer.main_ppo trainer.x=1\n"  # a name too long to stat
+    for name, text in (("deep.sh", deep), ("cuts.sh", cuts), ("long.sh", long)):
+        (tmp_path / name).write_text(text)
+        started = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "grpo_lint", "--isolated", "-q", name], cwd=tmp_path, capture_output=True,
+            timeout=TIMEOUT, preexec_fn=_limit,
+        )  # fmt: skip
+        assert done.returncode in (0, 1) and "GRPO000" not in done.stdout.decode(), name
+        assert time.perf_counter() - started < 20, name
+
+
 def test_commands_in_the_repositorys_git_config_never_run(tmp_path):
     """A tree handed over with its .git names commands (file-system monitor, clean and process filters,
     an external diff, text conversion, a pager, hooks): grpo-lint's own calls to git run none of them, for

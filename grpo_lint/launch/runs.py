@@ -25,6 +25,7 @@ from grpo_lint.launch.commands import (
     resolve_file,
 )
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
+from grpo_lint.limits import MAX_CD_TAIL
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
@@ -472,16 +473,24 @@ def _checkout_folder(written: str, places: Places) -> tuple[str, bool] | None:
         parts.pop()
     above = (places.script_dir, *places.script_dir.parents)
     bases = above[: above.index(places.root) + 1] if places.root in above else above[:1]
-    for cut in range(1, len(parts)):
+    for cut in range(max(1, len(parts) - MAX_CD_TAIL), len(parts)):
         tail = parts[cut:]
         if any(not part or "$" in part or "`" in part or part in (".", "..", "~") for part in tail):
             continue
         for base in bases:
             folder = base.joinpath(*tail)
-            if folder.is_dir() and inside(folder, places.root):
+            if _is_folder(folder) and inside(folder, places.root):
                 sure = base == places.root and parts[cut - 1] == places.root.resolve().name
                 return os.path.relpath(folder, places.script_dir), sure
     return None
+
+
+def _is_folder(path: Path) -> bool:
+    """Whether a path is a folder; False for one the system refuses to look at (a name too long, a loop)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _finish_run(run: Run) -> Run:

@@ -1430,6 +1430,9 @@ def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, 
     for command in script.commands:
         if not command.words or command.inner or command.called_at:
             continue
+        first = command.words[0].text
+        if first.startswith("--") or looks_like_override(first):
+            continue  # (the words of a cut: each is followed from the command it belongs to, once)
         last = max(word.span.end_line for word in (*command.words, *after_comment.get(command.line, ())))
         cuts: list[tuple[int, str, tuple[Word, ...]]] = []
         while 0 < last <= len(lines):
