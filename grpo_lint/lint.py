@@ -757,7 +757,9 @@ def _started(launch: Any, text: str, display: str, options: Options, workspace: 
     return result
 
 
-def lint_shell(text: str, display: str, options: Options, workspace: Workspace | None) -> FileResult:
+def lint_shell(
+    text: str, display: str, options: Options, workspace: Workspace | None, shells: Any = None
+) -> FileResult:
     """A launch script's text (a file's, or one a YAML task or a Python program holds) linted as `display`."""
     from pathlib import Path
 
@@ -766,7 +768,12 @@ def lint_shell(text: str, display: str, options: Options, workspace: Workspace |
     root = workspace.root if workspace is not None else Path.cwd()
     modules = workspace.modules if workspace is not None else None
     runs = read_script(
-        text, display, root, lambda framework: target_for(framework, options, workspace, path=display), modules
+        text,
+        display,
+        root,
+        lambda framework: target_for(framework, options, workspace, path=display),
+        modules,
+        shells=shells,
     )
     return lint_script(runs, options, workspace)
 
@@ -783,11 +790,14 @@ def lint_notebook(text: str, display: str, explicit: bool, options: Options, wor
         return FileResult(display, "skipped", note=str(exc))
     result = lint_python(code, display, explicit, options, workspace)
     if cells.shell:  # `!python train.py \` lines and `%%bash` cells: the notebook's launch script
-        result = _with_shell(result, lint_shell(cells.shell, display, options, workspace), code)
+        shells = (cells.shells, cells.working_dirs)  # (each `!` line a shell of its own; `%cd` moves the notebook)
+        result = _with_shell(result, lint_shell(cells.shell, display, options, workspace, shells), code)
     if result.status == "linted":
         placed = []
         for d in result.diagnostics:
-            cell = cells.cell_at(d.span.line) if d.span is not None else None
+            # (a config file the shell lines name has no cells: its diagnostics keep their own lines)
+            here = d.span is not None and not d.span.path and (not d.path or d.path == display)
+            cell = cells.cell_at(d.span.line) if here else None
             if cell is not None:
                 d = d._replace(cell=(cell.number, cell.first_line, cell.raw_line))
             placed.append(d._replace(fixes=()))  # edits of the joined code are no edits of the .ipynb

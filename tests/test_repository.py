@@ -511,6 +511,25 @@ def test_a_python_value_in_a_shell_line_is_not_known_before_the_cell_runs(tmp_pa
     assert "--num-generations {G}" in run_cli("--isolated", "run.ipynb", cwd=tmp_path).stdout  # shown as written
 
 
+def test_each_shell_line_of_a_notebook_starts_where_the_notebook_is(tmp_path, monkeypatch, uninstalled):
+    """IPython runs each `!` line in a shell of its own: `!cd sub && ...` does not move the next line; `%cd sub` moves
+    the notebook, and a `%%bash` cell is one shell."""
+    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml"
+    config = "model_name_or_path: m\nper_device_train_batch_size: {}\nnum_generations: 4\n"
+    files = {"configs/grpo.yaml": config.format(3), "sub/configs/grpo.yaml": config.format(4)}
+    write(tmp_path, {**files, "requirements.txt": "trl==1.16.0\n"})
+    write(tmp_path, {"run.ipynb": _notebook("!cd sub && ls\n", f"!{launch}\n")})
+    status, report = lint(tmp_path, monkeypatch, "run.ipynb")
+    (error,) = report["diagnostics"]  # the root's config: 3 completions, groups of 4
+    assert status == 1 and (error["code"], error["path"], error["cell"]) == ("GRPO102", "configs/grpo.yaml", None)
+    write(tmp_path, {"run.ipynb": _notebook(f"!cd sub && {launch}\n")})  # the same line: in sub/
+    assert lint(tmp_path, monkeypatch, "run.ipynb")[0] == 0
+    write(tmp_path, {"run.ipynb": _notebook("%cd sub\n", f"!{launch}\n")})  # the notebook moves
+    assert lint(tmp_path, monkeypatch, "run.ipynb")[0] == 0
+    write(tmp_path, {"run.ipynb": _notebook(f"%%bash\ncd sub\n{launch}\n")})  # one shell for the cell
+    assert lint(tmp_path, monkeypatch, "run.ipynb")[0] == 0
+
+
 def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatch, uninstalled):
     config = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
     launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"

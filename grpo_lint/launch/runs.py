@@ -77,6 +77,7 @@ def read_script(
     environment: dict[str, Word] | None = None,
     calls: tuple[str, ...] = (),
     arguments: list[Word] | None = None,
+    shells: tuple[frozenset[int], frozenset[int]] | None = None,
 ) -> ScriptRuns:
     """The runs of a script: data only, linted by grpo_lint.lint. `modules`: the repository's Python
     modules (grpo_lint.workspace.modules), to read the scripts its commands run. `environment`: the
@@ -97,7 +98,7 @@ def read_script(
         for c in script.commands
     ]
     where: list[Places] = []  # where each launch runs (after the script's `cd`s)
-    for c, here in _working_dirs(intended, places):
+    for c, here in _working_dirs(intended, places, shells):
         launch = recognise(c, here)
         if launch is not None:
             where.append(here)
@@ -427,13 +428,20 @@ def _permission_denied(word: Word, found: Path, root: Path, stored: str) -> Diag
     )
 
 
-def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Command, Places]]:
+def _working_dirs(
+    commands: list[Command], places: Places, shells: tuple[frozenset[int], frozenset[int]] | None = None
+) -> Iterator[tuple[Command, Places]]:
     """Each command with the places its paths are looked up in: after `cd DIR` (a relative folder
     written out), DIR first. A `cd` to a folder that is not written out (`cd $HOME`, `cd "$(dirname $0)"`,
     `cd -`, an absolute path) leaves where the script runs unknown again: the usual places."""
-    here = places
+    here = start = places
+    starts, moves = shells or (frozenset(), frozenset())
+    line = 0
     for command in sorted(commands, key=lambda c: c.line):
         words = command.words
+        if command.line != line and (command.line in starts or command.line in moves):
+            here = start  # a notebook's `!` line (a shell of its own) or `%cd`: from where the notebook is
+        line = command.line
         if words and words[0].text in ("cd", "pushd", "popd"):
             target = words[1] if len(words) == 2 and words[0].text != "popd" else None
             written = (
@@ -459,6 +467,8 @@ def _working_dirs(commands: list[Command], places: Places) -> Iterator[tuple[Com
                     here = places._replace(workdir=tail)
                 else:
                     here = places._replace(lost=True, lost_dir=absolute, workdir=tail)
+            if command.line in moves:
+                start = here  # `%cd DIR`: the notebook's own folder, where its later shells start
             continue
         yield command, here
 

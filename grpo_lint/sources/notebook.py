@@ -30,14 +30,25 @@ class Cell(Record):
 class Cells:
     """Where each code cell lies in the joined Python text."""
 
-    __slots__ = ("cells", "shell", "starts")
+    __slots__ = ("cells", "shell", "shells", "starts", "working_dirs")
 
-    def __init__(self, cells: list[Cell], shell: str = "") -> None:
+    def __init__(
+        self,
+        cells: list[Cell],
+        shell: str = "",
+        shells: frozenset[int] = frozenset(),
+        working_dirs: frozenset[int] = frozenset(),
+    ) -> None:
         self.cells = cells
         self.starts = [cell.first_line for cell in cells]
         # The shell the notebook runs (`!python train.py \`, a `%%bash` cell) at the lines of the joined text, the
         # rest blank: read as a launch script ("" when there is none).
         self.shell = shell
+        # The lines where a shell of its own starts: IPython runs each `!` line in a new shell (a `cd` there does not
+        # reach the next line) and a `%%bash` cell in one. A `%cd DIR` line (in `working_dirs`, read as `cd DIR`)
+        # moves the notebook itself: every later shell starts there.
+        self.shells = shells
+        self.working_dirs = working_dirs
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line in the cell) of a line of the joined text."""
@@ -122,6 +133,8 @@ def decode(text: str) -> tuple[str, Cells]:
     """python_text, decoded from the JSON."""
     lines: list[str] = []
     shell: list[str] = []  # the shell lines at their places in the joined text, the others blank
+    shells: set[int] = set()  # lines where a shell of its own starts (see Cells)
+    working_dirs: set[int] = set()  # `%cd DIR` lines
     cells: list[Cell] = []
     loaded = load(text)
     raw = _raw_lines(text, len(loaded))
@@ -140,6 +153,8 @@ def decode(text: str) -> tuple[str, Cells]:
             if not python:
                 lines.append("")
                 shell.append(line if bash and index else "")
+                if bash and index == 1:
+                    shells.add(len(shell))
             elif continued:
                 lines.append(f"#{line}")
                 shell.append(_ipython_values(line) if in_shell else "")
@@ -147,20 +162,27 @@ def decode(text: str) -> tuple[str, Cells]:
             elif stripped.startswith(("!", "%")):
                 continued = line.endswith("\\")
                 in_shell = stripped.startswith("!") and not stripped.startswith("!!")
+                moves = _MAGIC_CD.match(stripped) is not None  # `%cd DIR`: the notebook's own folder changes
                 # shell and magic lines are no Python: kept as comments (columns stay put); an indented
                 # one may be all a block holds (`if ...:\n    !pip install x`), so it is a statement there
                 indent = line[: len(line) - len(stripped)]
                 lines.append(f"{indent}pass  #{stripped[1:]}" if indent else f"#{stripped[1:]}")
-                shell.append(_ipython_values(f"{indent} {stripped[1:]}") if in_shell else "")
+                shell.append(_ipython_values(f"{indent} {stripped[1:]}") if in_shell or moves else "")
+                if in_shell:
+                    shells.add(len(shell))
+                elif moves:
+                    working_dirs.add(len(shell))
             else:
                 lines.append(line)
                 shell.append("")
     script = "\n".join(shell) + "\n" if any(shell) else ""
-    return "\n".join(lines) + "\n", Cells(cells, script)
+    return "\n".join(lines) + "\n", Cells(cells, script, frozenset(shells), frozenset(working_dirs))
 
 
 # A cell magic that runs the cell in a POSIX shell.
 _SHELL_CELL = lazy(r"%%(?:bash|sh|script\s+(?:ba)?sh)\s*$")
+# IPython's `%cd DIR` line magic (not `%cd` alone, which goes home, nor `%cd -b` bookmarks): read as `cd DIR`.
+_MAGIC_CD = lazy(r"%cd\s+(?!-)\S")
 # `{expr}` in a `!` line: IPython puts the value of a Python expression there before the shell reads the line.
 _PYTHON_VALUE = lazy(r"(?<!\$)\{[^{}\n]*\}")
 
