@@ -950,6 +950,45 @@ class RayPPOTrainer:
 """
 
 
+def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_import(tmp_path, monkeypatch):
+    """`!cd $HOME/verl_repo && pip install -e .` in a notebook (verl's getting-started notebook, kept in a project's
+    copy of verl): the run imports that checkout, so what the repository's copy reads says nothing of the key (GRPO014).
+    In a repository that is itself a fork of verl, the checkout installed is most likely the repository."""
+    from .test_repository import _notebook
+
+    def project(prefix: str) -> dict[str, str]:
+        return {
+            f"{prefix}verl/__init__.py": "",
+            f"{prefix}verl/version/version": "0.4.1\n",
+            f"{prefix}verl/trainer/main_ppo.py": MAIN,
+            f"{prefix}verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
+            f"{prefix}verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
+                "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
+            ),
+            f"{prefix}verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        }
+
+    run = f"!python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n"
+    install = "!cd $HOME/verl_repo && pip3 install -e . -U\n"
+    root = write(
+        tmp_path, {"README.md": "x\n", **project("proj/"), "proj/examples/start.ipynb": _notebook(install, run)}
+    )
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "start.ipynb") == []
+    (target,) = [t for t in report["summary"]["targets"] if t["framework"] == "verl"]
+    assert "installs verl from $HOME/verl_repo" in target["source"]
+    # without the install, the run imports the project's copy: the key is set for nothing
+    write(root, {"proj/examples/start.ipynb": _notebook("!cd $HOME/other && ls\n", run)})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "start.ipynb") == ["GRPO014"]
+    # a fork of verl at the repository's root, installed from the author's checkout of it: still its copy
+    fork = write(
+        tmp_path / "fork", {"README.md": "x\n", **project(""), "examples/start.ipynb": _notebook(install, run)}
+    )
+    _, report = lint(fork, monkeypatch)
+    assert codes(report, "start.ipynb") == ["GRPO014"]
+
+
 def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
     files = {
         "README.md": "x\n",

@@ -938,6 +938,7 @@ class Places(Record):
     # runs is not shown.
     lost: bool = False
     lost_dir: str = ""  # that folder when it is written out but absolute (`cd /home/me/checkout`)
+    lost_to: str = ""  # that folder as written (`$HOME/verl_repo`)
 
     def workdirs(self) -> tuple[Path, ...]:
         """The folders the `cd` may name: the workdir below the script's folder and each folder above it up to

@@ -98,11 +98,16 @@ def read_script(
         for c in script.commands
     ]
     where: list[Places] = []  # where each launch runs (after the script's `cd`s)
+    installed = ""  # a framework installed from a checkout the repository does not show (`pip install -e .` there)
     for c, here in _working_dirs(intended, places, shells):
         launch = recognise(c, here)
         if launch is not None:
+            if installed.startswith(launch.framework + ":") and not launch.unseen_copy:
+                launch = launch._replace(unseen_copy=installed.partition(":")[2])
             where.append(here)
             result.launches.append(launch)
+        elif found := _installed_elsewhere(c, here):
+            installed = found
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
     for launch, here in zip(result.launches, where, strict=True):
@@ -118,6 +123,34 @@ def read_script(
             )
         result.runs.append(run)
     return result
+
+
+_FRAMEWORK_NAMES = ("verl", "openrlhf", "swift", "trl")
+
+
+def _installed_elsewhere(command: Command, here: Places) -> str:
+    """`pip install -e .` (or `pip install .`, `python setup.py develop`) run after a `cd` to a folder the repository
+    does not show whose written name names a framework (`cd $HOME/verl_repo && pip install -e .`): that checkout is
+    the framework the later runs import. "framework:why", or "" for any other command."""
+    words = [w.text for w in command.words]
+    if not here.lost or not here.lost_to or len(words) < 3:
+        return ""
+    if words[0] in ("python", "python3") and words[1:3] == ["-m", "pip"]:
+        words = ["pip", *words[3:]]
+    pip = words[0] in ("pip", "pip3") and words[1] == "install" and "." in words[2:]
+    setup = words[0] in ("python", "python3") and words[1] == "setup.py" and words[2] in ("develop", "install")
+    name = next((f for f in _FRAMEWORK_NAMES if f in here.lost_to.lower()), "") if pip or setup else ""
+    if not name:
+        return ""
+    marker = {"verl": "verl/trainer/main_ppo.py", "openrlhf": "openrlhf/cli/train_ppo_ray.py"}.get(
+        name, "trl/trainer/grpo_config.py" if name == "trl" else "swift/cli/rlhf.py"
+    )
+    if here.modules is not None and "" in here.modules.copies_of(marker):
+        return ""  # the repository is that framework's fork: the checkout installed is most likely this one
+    return (
+        f"{name}:line {command.line} installs {name} from {here.lost_to}, a checkout the repository does not hold, "
+        "so the code that runs may differ from the repository's"
+    )
 
 
 def _as_written(words: tuple[Word, ...], cut: bool) -> tuple[Word, ...]:
@@ -466,7 +499,8 @@ def _working_dirs(
                 elif sure:  # `cd ~/work/CODE-GRPO/trl` in CODE-GRPO/: the run starts in the checkout's trl/
                     here = places._replace(workdir=tail)
                 else:
-                    here = places._replace(lost=True, lost_dir=absolute, workdir=tail)
+                    written = target.text if target is not None else ""
+                    here = places._replace(lost=True, lost_dir=absolute, workdir=tail, lost_to=written)
             if command.line in moves:
                 start = here  # `%cd DIR`: the notebook's own folder, where its later shells start
             continue
@@ -670,7 +704,8 @@ def _verl_document(
     result.problems.extend(_grammar_problems(overrides.invalid, script))
     result.problems.extend(_missing_files(launch, overrides, places))
     result.problems.extend(_failed_asserts(launch, overrides, document.hydra))
-    result.problems.extend(_unread_keys(overrides, places, document.hydra, target_for))
+    if not launch.unseen_copy:  # (the code that runs is another checkout's: what the repository reads says nothing)
+        result.problems.extend(_unread_keys(overrides, places, document.hydra, target_for))
     return document, overrides.unresolved
 
 
