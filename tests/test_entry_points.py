@@ -989,6 +989,27 @@ def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_
     assert codes(report, "start.ipynb") == ["GRPO014"]
 
 
+def test_a_key_no_copy_reads_names_every_copy_of_the_repository(tmp_path, monkeypatch):
+    """Two projects each with a copy of verl: the run composes its own project's tree, and the key is read by no Python
+    file of the repository, so the message names both copies, not the first one alone."""
+    files = {"README.md": "x\n"}
+    for prefix in ("one/", "two/"):
+        files |= {
+            f"{prefix}verl/__init__.py": "",
+            f"{prefix}verl/version/version": "0.4.1\n",
+            f"{prefix}verl/trainer/main_ppo.py": MAIN,
+            f"{prefix}verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
+            f"{prefix}verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
+                "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
+            ),
+            f"{prefix}verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        }
+    files["two/run.sh"] = f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n"
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]
+    assert unread["code"] == "GRPO014" and "its copies of verl in one/verl/, two/verl/ included" in unread["message"]
+
+
 def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
     files = {
         "README.md": "x\n",

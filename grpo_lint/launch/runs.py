@@ -752,6 +752,15 @@ _PASSED_ON = (
 _READ_EVERYWHERE = frozenset({b"train_batch_size", b"ppo_mini_batch_size", b"save_freq", b"test_freq"})
 
 
+def _copies_named(places: Places, package: str) -> str:
+    """The repository's copies of verl as a message names them: every copy where it holds several (the run may
+    compose another copy's tree than the first one's)."""
+    copies = places.modules.copies_of("verl/trainer/main_ppo.py") if places.modules is not None else []
+    if len(copies) < 2:
+        return f"the copy of verl in {package}/"
+    return "its copies of verl in " + ", ".join(f"{c + '/' if c else ''}verl/" for c in copies)
+
+
 def _unread_keys(
     overrides: Any, places: Places, context: Any, target_for: Callable[[str], Target] | None
 ) -> list[Diagnostic]:
@@ -789,7 +798,7 @@ def _unread_keys(
                 "GRPO014",
                 Severity.WARNING,
                 f"`{path}` is a key of {context.composed_from or 'the config the copy composes'}, but no Python file "
-                f"of the repository (the copy of verl in {target.fork.package}/ included) names `{leaf}`: the code "
+                f"of the repository ({_copies_named(places, target.fork.package)} included) names `{leaf}`: the code "
                 "that runs never reads it, so the value set here has no effect.",
                 "",
                 entry.key_span,
