@@ -109,16 +109,21 @@ def start_listing(args: list[str]) -> None:
         _STARTED[folder] = (command, spawned)
 
 
-def git_root(paths: list[str]) -> str | None:
-    """The nearest folder above the paths' common folder that holds `.git` (as grpo_lint.workspace.root finds it)."""
+def common_folder(paths: list[str]) -> str:
+    """The folder the paths (files or folders) have in common, absolute; the first one's on different drives."""
     folders = []
-    for raw in paths:
+    for raw in paths or ["."]:
         absolute = os.path.abspath(raw)
         folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
     try:
-        folder = os.path.commonpath(folders)
+        return os.path.commonpath(folders)
     except ValueError:  # paths on different drives
-        folder = folders[0]
+        return folders[0]
+
+
+def git_root(paths: list[str]) -> str | None:
+    """The nearest folder above the paths' common folder that holds `.git`, or None (grpo_lint.workspace.root)."""
+    folder = common_folder(paths)
     while not os.path.exists(os.path.join(folder, ".git")):
         above = os.path.dirname(folder)
         if above == folder:
@@ -138,14 +143,21 @@ def take_listing(folder: str, command: list[str]) -> tuple[int, int, int, float]
 
 def stop_listings() -> None:
     """Stop the listings nobody took (killed and reaped, their pipes closed)."""
+    while _STARTED:
+        _command, (pid, out_read, err_read, _deadline) = _STARTED.popitem()[1]
+        kill(pid)
+        os.close(out_read)
+        os.close(err_read)
+
+
+def kill(pid: int) -> None:
+    """A spawned program killed and reaped (nothing when it is gone already)."""
     import contextlib
     import signal
 
-    while _STARTED:
-        _command, (pid, out_read, err_read, _deadline) = _STARTED.popitem()[1]
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, 0)
-        os.close(out_read)
-        os.close(err_read)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return  # already reaped
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)

@@ -43,6 +43,6 @@ MAX_SCRIPT_BYTES = 1024 * 1024
 MAX_PYTHON_BYTES = 2 * 1024 * 1024
 
 MAX_MESSAGE = 4_000  # characters of one message or fix after that; the rest is cut
-# Folders of the written tail of a `cd` path not shown (`cd $ROOT/exgrpo/verl/`) looked for in the checkout: a path
-# of thousands of parts costs its last few.
-MAX_CD_TAIL = 8
+# Parts of the written tail of a path through a folder not shown (`cd $ROOT/exgrpo/verl/`,
+# `/workspace/project/scripts/x.sh`) looked for in the checkout: a path of thousands of parts costs its last few.
+MAX_PATH_TAIL = 16

@@ -9,7 +9,6 @@ severity overrides.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -27,7 +26,7 @@ if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
     from grpo_lint.launch.runs import Run, ScriptRuns
     from grpo_lint.plan import RunPlan
-    from grpo_lint.sources.shell import Command, Script, Word
+    from grpo_lint.sources.shell import Command, Joined, Script, Word
     from grpo_lint.workspace import Workspace
 
 
@@ -251,12 +250,11 @@ def _rewards_registered(document: Document, workspace: Workspace | None) -> froz
             plugins += [str(v) for v in (entry.value if isinstance(entry.value, list) else [entry.value]) if v]
     if workspace is None:
         return None if plugins else frozenset()
-    files = workspace.files
-    for plugin in plugins:
-        tail = "/" + plugin.replace("\\", "/").removeprefix("./").lstrip("/")
-        if os.path.isabs(plugin) or ".." in tail.split("/") or not any(("/" + f).endswith(tail) for f in files):
-            return None
     from grpo_lint.frameworks.swift.fields import REWARDS
+    from grpo_lint.workspace.files import held
+
+    if any(held(plugin, workspace.files) is not True for plugin in plugins):
+        return None
 
     entry = document.entries["reward_funcs"]
     names = [v for v in (entry.value if isinstance(entry.value, list) else [entry.value]) if isinstance(v, str)]
@@ -376,7 +374,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
                 plans.append(plan)
         pairs.append((launch, plan))
     if pairs:
-        found = run_script_rules(script, pairs, options)
+        found = run_script_rules(script, pairs, options, runs.joined)
         plans_of = [plan for _, plan in pairs if plan is not None]
         if plans_of:  # the script's own rules judge its runs together: the first run's premises speak for them
             from grpo_lint.premises import decide
@@ -451,7 +449,7 @@ def _called_script(
 
 
 def _lint_run(
-    run: Run, script: Script, options: Options, workspace: Workspace | None, joined: dict | None = None
+    run: Run, script: Script, options: Options, workspace: Workspace | None, joined: Joined | None = None
 ) -> tuple[RunPlan | None, list[Diagnostic], list[str]]:
     framework = run.launch.framework
     options = options._replace(framework=framework)
@@ -758,9 +756,14 @@ def _started(launch: Any, text: str, display: str, options: Options, workspace: 
 
 
 def lint_shell(
-    text: str, display: str, options: Options, workspace: Workspace | None, shells: Any = None
+    text: str,
+    display: str,
+    options: Options,
+    workspace: Workspace | None,
+    shells: tuple[frozenset[int], frozenset[int]] | None = None,
 ) -> FileResult:
-    """A launch script's text (a file's, or one a YAML task or a Python program holds) linted as `display`."""
+    """A launch script's text (a file's, or one a YAML task or a Python program holds) linted as `display`;
+    `shells`: a notebook's lines that start a shell of their own and its `%cd` lines (launch.runs.read_script)."""
     from pathlib import Path
 
     from grpo_lint.launch.runs import read_script

@@ -950,28 +950,34 @@ class RayPPOTrainer:
 """
 
 
+def copy_with_an_unread_key(prefix: str) -> dict[str, str]:
+    """A copy of verl below `prefix` whose config has `algorithm.legacy_weighting`, which none of its code reads."""
+    return {
+        f"{prefix}verl/__init__.py": "",
+        f"{prefix}verl/version/version": "0.4.1\n",
+        f"{prefix}verl/trainer/main_ppo.py": MAIN,
+        f"{prefix}verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
+        f"{prefix}verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
+            "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
+        ),
+        f"{prefix}verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+    }
+
+
+UNREAD_RUN = f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n"
+
+
 def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_import(tmp_path, monkeypatch):
     """`!cd $HOME/verl_repo && pip install -e .` in a notebook (verl's getting-started notebook, kept in a project's
     copy of verl): the run imports that checkout, so what the repository's copy reads says nothing of the key (GRPO014).
     In a repository that is itself a fork of verl, the checkout installed is most likely the repository."""
     from .test_repository import _notebook
 
-    def project(prefix: str) -> dict[str, str]:
-        return {
-            f"{prefix}verl/__init__.py": "",
-            f"{prefix}verl/version/version": "0.4.1\n",
-            f"{prefix}verl/trainer/main_ppo.py": MAIN,
-            f"{prefix}verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
-            f"{prefix}verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
-                "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
-            ),
-            f"{prefix}verl/trainer/config/actor/dp_actor.yaml": ACTOR,
-        }
-
-    run = f"!python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n"
+    run = f"!{UNREAD_RUN}"
     install = "!cd $HOME/verl_repo && pip3 install -e . -U\n"
     root = write(
-        tmp_path, {"README.md": "x\n", **project("proj/"), "proj/examples/start.ipynb": _notebook(install, run)}
+        tmp_path,
+        {"README.md": "x\n", **copy_with_an_unread_key("proj/"), "proj/examples/start.ipynb": _notebook(install, run)},
     )
     _, report = lint(root, monkeypatch)
     assert codes(report, "start.ipynb") == []
@@ -983,7 +989,8 @@ def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_
     assert codes(report, "start.ipynb") == ["GRPO014"]
     # a fork of verl at the repository's root, installed from the author's checkout of it: still its copy
     fork = write(
-        tmp_path / "fork", {"README.md": "x\n", **project(""), "examples/start.ipynb": _notebook(install, run)}
+        tmp_path / "fork",
+        {"README.md": "x\n", **copy_with_an_unread_key(""), "examples/start.ipynb": _notebook(install, run)},
     )
     _, report = lint(fork, monkeypatch)
     assert codes(report, "start.ipynb") == ["GRPO014"]
@@ -992,19 +999,8 @@ def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_
 def test_a_key_no_copy_reads_names_every_copy_of_the_repository(tmp_path, monkeypatch):
     """Two projects each with a copy of verl: the run composes its own project's tree, and the key is read by no Python
     file of the repository, so the message names both copies, not the first one alone."""
-    files = {"README.md": "x\n"}
-    for prefix in ("one/", "two/"):
-        files |= {
-            f"{prefix}verl/__init__.py": "",
-            f"{prefix}verl/version/version": "0.4.1\n",
-            f"{prefix}verl/trainer/main_ppo.py": MAIN,
-            f"{prefix}verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
-            f"{prefix}verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
-                "adv_estimator: grpo", "adv_estimator: grpo\n  legacy_weighting: 0.5"
-            ),
-            f"{prefix}verl/trainer/config/actor/dp_actor.yaml": ACTOR,
-        }
-    files["two/run.sh"] = f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {N4}\n"
+    files = {"README.md": "x\n", **copy_with_an_unread_key("one/"), **copy_with_an_unread_key("two/")}
+    files["two/run.sh"] = UNREAD_RUN
     _, report = lint(write(tmp_path, files), monkeypatch)
     (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]
     assert unread["code"] == "GRPO014" and "its copies of verl in one/verl/, two/verl/ included" in unread["message"]

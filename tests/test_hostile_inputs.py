@@ -530,14 +530,16 @@ def test_bash_and_hydra_bounds():
 
 
 def test_a_cd_of_many_folders_and_many_cuts_stay_linear(tmp_path):
-    """`cd $ROOT/a/a/.../a` of 100,000 folders, a folder name of 5,000 characters, and 20,000 flag lines each cut
-    from the last by an empty line: each part is looked at a bounded number of times (a tail of at most MAX_CD_TAIL
-    folders; a cut followed once), and a name the system refuses is no folder."""
+    """`cd $ROOT/a/a/.../a` of 100,000 folders, a folder name of 5,000 characters, a script named through such paths,
+    and 20,000 flag lines each cut from the last by an empty line: each part is looked at a bounded number of times (a
+    tail of at most MAX_PATH_TAIL parts; a cut followed once), and a name the system refuses is no file or folder."""
     (tmp_path / "a").mkdir()
     deep = "cd $ROOT/" + "a/" * 100_000 + "\npython3 -m verl.trainer.main_ppo trainer.x=1\n"
     cuts = "swift rlhf --rlhf_type grpo \\\n" + "".join(f"\n  --flag{i} 1 \\\n" for i in range(20_000)) + "\n  --x 1\n"
     long = "cd $ROOT/" + "a" * 5_000 + "/b\npython3 -m verl.trainer.main_ppo trainer.x=1\n"  # a name too long to stat
-    for name, text in (("deep.sh", deep), ("cuts.sh", cuts), ("long.sh", long)):
+    # (a script named through another machine's checkout, `/x/.../train.py`, looked for by the same tails)
+    named = "python /x/" + "a" * 5_000 + "/train.py --num_generations 3\npython /x/" + "a/" * 50_000 + "t.py\n"
+    for name, text in (("deep.sh", deep), ("cuts.sh", cuts), ("long.sh", long), ("named.sh", named)):
         (tmp_path / name).write_text(text)
         started = time.perf_counter()
         done = subprocess.run(

@@ -530,9 +530,13 @@ def test_each_shell_line_of_a_notebook_starts_where_the_notebook_is(tmp_path, mo
     assert lint(tmp_path, monkeypatch, "run.ipynb")[0] == 0
 
 
+# A TRL launch of configs/grpo.yaml, relative to where it runs, and a config whose batch (3) holds no group of 4.
+_CONFIG_LAUNCH = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"
+_THREE_OF_FOUR = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
+
+
 def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatch, uninstalled):
-    config = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
-    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"
+    config, launch = _THREE_OF_FOUR, _CONFIG_LAUNCH
     write(tmp_path, {"sub/configs/grpo.yaml": config, "run.sh": f"cd sub && {launch}"})
     write(tmp_path, {"requirements.txt": "trl==1.16.0\n"})
     status, report = lint(tmp_path, monkeypatch, "run.sh")
@@ -547,8 +551,7 @@ def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatc
 
 def test_a_cd_to_a_home_folder_is_not_a_folder_of_the_repository(tmp_path, monkeypatch, uninstalled):
     """`cd ~/checkout/sub` runs in the user's home: a config named after it is not looked for in a folder `~`."""
-    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/grpo.yaml\n"
-    config = "model_name_or_path: m\nper_device_train_batch_size: 3\nnum_generations: 4\n"
+    config, launch = _THREE_OF_FOUR, _CONFIG_LAUNCH
     write(tmp_path, {"sub/configs/grpo.yaml": config, "run.sh": f"cd ~/elsewhere && {launch}"})
     write(tmp_path, {"requirements.txt": "trl==1.16.0\n"})
     status, report = lint(tmp_path, monkeypatch, "run.sh")
@@ -563,14 +566,13 @@ def test_a_cd_through_the_checkouts_own_name_runs_there_and_a_missing_config_is_
 ):
     """`cd ~/work/<the checkout's name>/sub`: the run starts in the checkout's sub/, so a config not there is missing;
     through another folder's name where it runs stays not shown."""
-    launch = "accelerate launch --num_processes 1 -m trl.scripts.grpo --config configs/gone.yaml\n"
+    launch = _CONFIG_LAUNCH.replace("configs/grpo.yaml", "configs/gone.yaml")
     write(tmp_path, {"sub/configs/grpo.yaml": "num_generations: 4\n", "requirements.txt": "trl==1.16.0\n"})
     write(tmp_path, {"run.sh": f"cd ~/work/{tmp_path.name}/sub && {launch}"})
     _, report = lint(tmp_path, monkeypatch, "run.sh")
     (missing,) = report["diagnostics"]
-    assert (missing["code"], missing["severity"]) == ("GRPO001", "warning") and "configs/gone.yaml" in missing[
-        "message"
-    ]
+    assert (missing["code"], missing["severity"]) == ("GRPO001", "warning")
+    assert "configs/gone.yaml" in missing["message"]
     write(tmp_path, {"run.sh": f"cd ~/work/other-checkout/sub && {launch}"})
     status, report = lint(tmp_path, monkeypatch, "run.sh")
     assert status == 0 and codes(report) == []

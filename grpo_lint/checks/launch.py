@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch
     from grpo_lint.options import Options
     from grpo_lint.plan import RunPlan
-    from grpo_lint.sources.shell import Command, Script
+    from grpo_lint.sources.shell import Command, Joined, Script
 
 _RULES = (
     (
@@ -48,11 +48,15 @@ def _diagnostic(code: str, message: str, span: Span, fix: str, severity: Severit
     return Diagnostic(code, severity or REGISTRY[code].severity, message, "", span, key=key, fix=fix)
 
 
-def run_script_rules(script: Script, pairs: list[tuple[Launch, RunPlan | None]], options: Options) -> list[Diagnostic]:
+def run_script_rules(
+    script: Script, pairs: list[tuple[Launch, RunPlan | None]], options: Options, joined: Joined | None = None
+) -> list[Diagnostic]:
+    """The rules of a launch script; `joined`: its commands cut where a `\\` continuation was meant, as read with
+    the script (grpo_lint.launch.runs.ScriptRuns.joined; found here when not given)."""
     launches = [launch for launch, _ in pairs]
     found: list[Diagnostic] = []
     found.extend(_cut_off(script, launches))
-    found.extend(_blank_line_cut(script, launches))
+    found.extend(_blank_line_cut(script, launches, joined))
     found.extend(_never_starts(script, launches))
     found.extend(_unbound(script, launches))
     for launch, plan in pairs:
@@ -90,13 +94,14 @@ def _cut_words(flags: list[str], launch: Launch) -> tuple[str, str]:
     return first_of(flags, 4), " ".join(w.text for w in launch.command.words[:2])
 
 
-def _blank_line_cut(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+def _blank_line_cut(script: Script, launches: list[Launch], joins: Joined | None) -> Iterator[Diagnostic]:
     """GRPO501: a launch whose last line ends in `\\` before an empty line: bash continues the command into the
     empty line, which ends it, and the indented flags or overrides below run as commands of their own. Each such cut
     of the command is said (a second one below the first still cuts the run once the first is mended)."""
     from grpo_lint.sources.shell import blank_line_continuations, looks_like_override
 
-    joins = blank_line_continuations(script)
+    if joins is None:
+        joins = blank_line_continuations(script)
     for launch in launches:
         for cut, kind, words in joins.get(launch.command.line, ()):
             flags = [w.text.split("=", 1)[0] for w in words if w.text.startswith("--") or looks_like_override(w.text)]
@@ -611,14 +616,10 @@ def _missing_deepspeed_config(document: Document, files: list[str]) -> Iterator[
     written = section.value.get("deepspeed_config_file")
     if not isinstance(written, str):
         return
+    from grpo_lint.workspace.files import held
+
     written = written.strip()
-    named = written.replace("\\", "/").removeprefix("./")
-    if not named or os.path.isabs(named) or any(c in named for c in "$~{`") or named.lower() in ("none", "null"):
-        return
-    parts = [part for part in named.split("/") if part not in ("", ".")]
-    last_up = max((index for index, part in enumerate(parts) if part == ".."), default=-1)
-    tail = "/" + "/".join(parts[last_up + 1 :])  # (`../configs/ds.json`: a folder above where it runs)
-    if tail == "/" or any(("/" + name).endswith(tail) for name in files):
+    if written.lower() in ("none", "null") or held(written, files) is not False:
         return
     yield Diagnostic(
         "GRPO001",

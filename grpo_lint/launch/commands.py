@@ -181,29 +181,24 @@ def _recognise(command: Command, words: list[Word], places: Places) -> Launch | 
     launched = _launched(command, words, places)
     if launched is not None:  # accelerate, torchrun, deepspeed, python: the program they start, on how many processes
         return _program(command, *launched, places)
-    if not words[0].known and len(words) > 2 and words[1].text == "-m" and _MODULE.fullmatch(words[2].text):
+    if not words[0].known and len(words) > 1:
         # `"$(sol_python)" -m verl.trainer.main_ppo ...`, `$PYTHON -m pkg.train`: a program known only at launch that
         # runs a module. Python, or a launcher that takes `-m` too (torchrun, accelerate): how many processes it
         # starts is not shown.
-        shown = words[0].unknown[0] if words[0].unknown else "its program"
-        unknown = f"the program ({shown}) is known only at launch"
-        return _program(command, "a program", words[1:], None, unknown, places)
-    if (
-        not words[0].known
-        and any("py" in name.lower() for name in words[0].unknown)
-        and len(words) > 1
-        and words[1].known
-        and words[1].text.endswith(".py")
-    ):
-        # `"${ENV_PYTHON}" train.py ...` (an interpreter set in a file the script sources, a variable named for
-        # Python: `$RUNNER run.py` may be any program): a Python script of the repository, run by a program known only
-        # at launch
-        script = _repository_script(words[1].text, False, places)
-        if script is not None:
+        module = len(words) > 2 and words[1].text == "-m" and _MODULE.fullmatch(words[2].text) is not None
+        # `"${ENV_PYTHON}" train.py ...` (an interpreter set in a file the script sources): a variable named for
+        # Python running a script of the repository (`$RUNNER run.py` may be any program)
+        script = (
+            not module
+            and any("py" in name.lower() for name in words[0].unknown)
+            and words[1].known
+            and words[1].text.endswith(".py")
+            and _repository_script(words[1].text, False, places) is not None
+        )
+        if module or script:
             shown = words[0].unknown[0] if words[0].unknown else "its program"
-            return _program(
-                command, "a program", words[1:], None, f"the program ({shown}) is known only at launch", places
-            )
+            unknown = f"the program ({shown}) is known only at launch"
+            return _program(command, "a program", words[1:], None, unknown, places)
     if name == "ray" and len(words) > 3 and words[1].text == "job" and words[2].text == "submit":
         inner = [i for i, w in enumerate(words) if w.text == "--"]
         if inner and inner[0] + 1 < len(words):  # `ray job submit [options] -- python3 -m ...`
@@ -289,14 +284,13 @@ def copy_subcommand(word: Word, places: Places | None) -> str | None:
         return None
     if not name.isidentifier():
         return None
-    trl = set(places.modules.copies_of(_TRL_MAIN))
+    from grpo_lint.workspace.forks import marker
+
+    trl = set(places.modules.copies_of(marker("trl")))
     copies = [c for c in places.modules.copies_of(f"trl/scripts/{name}.py") if c in trl]
     if len(copies) != 1:
         return None
     return str(places.root.joinpath(*(part for part in (copies[0], "trl", "scripts", f"{name}.py") if part)))
-
-
-_TRL_MAIN = "trl/trainer/grpo_config.py"
 
 
 def _launched(
@@ -679,19 +673,39 @@ def in_checkout(written: str, places: Places) -> Path | None:
     `/workspace/project/scripts/base.sh`) whose tail, from a folder on, is a file of the repository (at least a
     folder and a file: `scripts/base.sh`); or a file under the absolute folder the script `cd`s to before
     (`cd /home/me/checkout` ... `/home/me/checkout/train.py`: the run starts in the checkout)."""
+    from grpo_lint.sources.reading import is_regular
+
     written = written.replace("\\", "/")
     if places.lost_dir and written.startswith(places.lost_dir.rstrip("/") + "/"):
         rest = written[len(places.lost_dir.rstrip("/")) + 1 :]
-        if rest and "$" not in rest and ".." not in rest.split("/") and (places.root / rest).is_file():
+        if rest and "$" not in rest and ".." not in rest.split("/") and is_regular(places.root / rest):
             return places.root / rest
-    parts = written.split("/")
-    for cut in range(1, len(parts) - 1):
+    found = written_tail(written, (places.root,), places.root, folder=False, least=2)
+    return found[0] if found is not None else None
+
+
+def written_tail(
+    written: str, bases: tuple[Path, ...], root: Path, folder: bool, least: int = 1
+) -> tuple[Path, Path, int] | None:
+    """The longest tail of a path written through a folder not shown (`$ROOT/exgrpo/verl/`, `/workspace/x/run.sh`)
+    that is a folder (`folder`) or a regular file below one of `bases`, inside the root: (that path, its base, where
+    the tail starts among the written parts), or None. A tail starts at the second part or later, holds at least
+    `least` parts, at most MAX_PATH_TAIL, and every part written out (no `$X`, `~`, `..`)."""
+    from grpo_lint.limits import MAX_PATH_TAIL
+    from grpo_lint.sources.reading import inside, is_folder, is_regular
+
+    parts = written.replace("\\", "/").split("/")
+    while parts and not parts[-1]:
+        parts.pop()
+    exists = is_folder if folder else is_regular
+    for cut in range(max(1, len(parts) - MAX_PATH_TAIL), len(parts) - least + 1):
         tail = parts[cut:]
-        if any(not part or "$" in part or part in (".", "..") for part in tail):
+        if any(not part or "$" in part or "`" in part or part in (".", "..", "~") for part in tail):
             continue
-        candidate = places.root.joinpath(*tail)
-        if candidate.is_file():
-            return candidate
+        for base in bases:
+            path = base.joinpath(*tail)
+            if exists(path) and inside(path, root):
+                return path, base, cut
     return None
 
 

@@ -6,7 +6,7 @@ This module only reads; grpo_lint.lint judges the runs."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,14 +23,14 @@ from grpo_lint.launch.commands import (
     names_own_folder,
     recognise,
     resolve_file,
+    written_tail,
 )
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
-from grpo_lint.limits import MAX_CD_TAIL
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources.document import Document, Entry, stamp
-from grpo_lint.sources.reading import inside, real_path
-from grpo_lint.sources.shell import Command, Script, Word, blank_line_continuations, made_here, parse
+from grpo_lint.sources.reading import real_path
+from grpo_lint.sources.shell import Command, Joined, Script, Word, blank_line_continuations, made_here, parse
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class ScriptRuns:
         # (the command, the called script's runs with those variables, its runs read alone).
         self.called: list[tuple[Command, ScriptRuns, ScriptRuns]] = []
         # Commands cut where the author meant a `\` continuation (shell.blank_line_continuations), read once.
-        self.joined: dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]] = {}
+        self.joined: Joined = {}
 
 
 def read_script(
@@ -125,9 +125,6 @@ def read_script(
     return result
 
 
-_FRAMEWORK_NAMES = ("verl", "openrlhf", "swift", "trl")
-
-
 def _installed_elsewhere(command: Command, here: Places) -> str:
     """`pip install -e .` (or `pip install .`, `python setup.py develop`) run after a `cd` to a folder the repository
     does not show whose written name names a framework (`cd $HOME/verl_repo && pip install -e .`): that checkout is
@@ -139,13 +136,12 @@ def _installed_elsewhere(command: Command, here: Places) -> str:
         words = ["pip", *words[3:]]
     pip = words[0] in ("pip", "pip3") and words[1] == "install" and "." in words[2:]
     setup = words[0] in ("python", "python3") and words[1] == "setup.py" and words[2] in ("develop", "install")
-    name = next((f for f in _FRAMEWORK_NAMES if f in here.lost_to.lower()), "") if pip or setup else ""
+    from grpo_lint.workspace.forks import FRAMEWORKS, marker
+
+    name = next((f for f in FRAMEWORKS if f in here.lost_to.lower()), "") if pip or setup else ""
     if not name:
         return ""
-    marker = {"verl": "verl/trainer/main_ppo.py", "openrlhf": "openrlhf/cli/train_ppo_ray.py"}.get(
-        name, "trl/trainer/grpo_config.py" if name == "trl" else "swift/cli/rlhf.py"
-    )
-    if here.modules is not None and "" in here.modules.copies_of(marker):
+    if here.modules is not None and "" in here.modules.copies_of(marker(name)):
         return ""  # the repository is that framework's fork: the checkout installed is most likely this one
     return (
         f"{name}:line {command.line} installs {name} from {here.lost_to}, a checkout the repository does not hold, "
@@ -256,10 +252,7 @@ def _run(
 def _rewritten_by_post_init(document: Document, rewritten: dict[str, str]) -> None:
     """The settings an argument class of the repository's own assigns in its `__post_init__` (`self.num_generations =
     2` in an evaluation mode): what TRL's checks see is not the value written, so no rule judges it."""
-    for key in rewritten:
-        entry = document.entries.pop(key, None)
-        if entry is not None:
-            document.unknown_entries[key] = Entry(entry.key, None, entry.key_span, entry.value_span)
+    _not_known(document, rewritten)
     document.unknown = document.unknown | frozenset(rewritten)
 
 
@@ -509,41 +502,32 @@ def _working_dirs(
 
 def _checkout_folder(written: str, places: Places) -> tuple[str, bool] | None:
     """The repository folder that the written tail of a `cd` path names, after a part not shown (`$ROOT/exgrpo/verl/`,
-    `~/work/project/trl`): the longest tail (from the second part on) that is a folder below the script's folder or
-    one above it up to the root, as a path relative to the script's folder, and whether that is sure: the part before
-    the tail is the checkout's own name (`.../CODE-GRPO/trl` in a checkout named CODE-GRPO). None when no tail is."""
-    parts = written.replace("\\", "/").split("/")
-    while parts and not parts[-1]:
-        parts.pop()
+    `~/work/project/trl`): the longest tail that is a folder below the script's folder or one above it up to the root
+    (commands.written_tail), as a path relative to the script's folder, and whether that is sure: the part before the
+    tail is the checkout's own name (`.../CODE-GRPO/trl` in a checkout named CODE-GRPO). None when no tail is."""
     above = (places.script_dir, *places.script_dir.parents)
     bases = above[: above.index(places.root) + 1] if places.root in above else above[:1]
-    for cut in range(max(1, len(parts) - MAX_CD_TAIL), len(parts)):
-        tail = parts[cut:]
-        if any(not part or "$" in part or "`" in part or part in (".", "..", "~") for part in tail):
-            continue
-        for base in bases:
-            folder = base.joinpath(*tail)
-            if _is_folder(folder) and inside(folder, places.root):
-                sure = base == places.root and parts[cut - 1] == places.root.resolve().name
-                return os.path.relpath(folder, places.script_dir), sure
-    return None
+    found = written_tail(written, bases, places.root, folder=True)
+    if found is None:
+        return None
+    folder, base, cut = found
+    before = written.replace("\\", "/").split("/")[cut - 1]
+    sure = base == places.root and before == places.root.resolve().name
+    return os.path.relpath(folder, places.script_dir), sure
 
 
-def _is_folder(path: Path) -> bool:
-    """Whether a path is a folder; False for one the system refuses to look at (a name too long, a loop)."""
-    try:
-        return path.is_dir()
-    except OSError:
-        return False
+def _not_known(document: Document, keys: Iterable[str]) -> None:
+    """The keys' values moved out of the entries: their names are still judged, their values by no rule."""
+    for key in keys:
+        entry = document.entries.pop(key, None)
+        if entry is not None:
+            document.unknown_entries[key] = Entry(entry.key, None, entry.key_span, entry.value_span)
 
 
 def _finish_run(run: Run) -> Run:
     """Values that depend on unknown variables are left out (the checks use the default) and listed
     in `document.unknown`, so that no rule judges a value nobody knows."""
-    for name in run.unresolved:
-        entry = run.document.entries.pop(name, None)
-        if entry is not None:
-            run.document.unknown_entries[name] = Entry(entry.key, None, entry.key_span, entry.value_span)
+    _not_known(run.document, run.unresolved)
     run.document.unknown = frozenset(run.unresolved)
     if run.launch.command.words:
         run.document.start = run.launch.command.words[0].span
@@ -755,7 +739,9 @@ _READ_EVERYWHERE = frozenset({b"train_batch_size", b"ppo_mini_batch_size", b"sav
 def _copies_named(places: Places, package: str) -> str:
     """The repository's copies of verl as a message names them: every copy where it holds several (the run may
     compose another copy's tree than the first one's)."""
-    copies = places.modules.copies_of("verl/trainer/main_ppo.py") if places.modules is not None else []
+    from grpo_lint.workspace.forks import marker
+
+    copies = places.modules.copies_of(marker("verl")) if places.modules is not None else []
     if len(copies) < 2:
         return f"the copy of verl in {package}/"
     return "its copies of verl in " + ", ".join(f"{c + '/' if c else ''}verl/" for c in copies)

@@ -46,6 +46,14 @@ def is_regular(path: Path | str) -> bool:
         return False
 
 
+def is_folder(path: Path | str) -> bool:
+    """A folder (after symlinks); False for a path the system refuses to look at (a name too long, a loop)."""
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
 def _open_regular(path: Path | str) -> tuple[int, int] | ReadProblem:
     """A descriptor and the size of a regular file, else why not. Opened non-blocking (opening a
     FIFO never waits for a writer) and checked with fstat on the descriptor, so what is read is what

@@ -1415,7 +1415,12 @@ def made_here(text: str, name: str, command: Command) -> bool:
     )
 
 
-def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]]:
+# The commands of a script cut where a `\\` continuation was meant: command line -> its cuts, each (the line of the
+# cut, "empty" or "space", the words the author continued the command with below it). See blank_line_continuations.
+Joined = dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]]
+
+
+def blank_line_continuations(script: Script) -> Joined:
     """Commands cut short where the author meant a `\\` continuation (GRPO501): an empty line after the last `\\`
     (bash continues the command into the empty line, which ends it), or a space after the `\\` that ends a line (it
     escapes the space, not the line break). The flags or overrides of the lines below then run as commands of their
@@ -1424,7 +1429,7 @@ def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, 
     of either kind."""
     lines = script.lines
     starting = {command.line: command for command in script.commands if command.words}
-    found: dict[int, tuple[tuple[int, str, tuple[Word, ...]], ...]] = {}
+    found: Joined = {}
     # (the words a comment cut off count as the command's: a cut below them cuts the run again)
     after_comment = {cut.command_line: cut.lost for cut in script.cutoffs}
     for command in script.commands:
@@ -1454,7 +1459,7 @@ def blank_line_continuations(script: Script) -> dict[int, tuple[tuple[int, str, 
 
 
 # A line ending in an odd number of backslashes, then blanks: the last `\\` escapes the blank, not the line break.
-_SPACE_AFTER_CONTINUATION = re.compile(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
+_SPACE_AFTER_CONTINUATION = lazy(r"(?<!\\)(?:\\\\)*\\[ \t]+$")
 
 
 def looks_like_override(word: str) -> bool:

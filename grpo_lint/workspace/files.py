@@ -80,6 +80,21 @@ def _skipped_name(name: bytes) -> bool:
 _SKIP_NEEDLES = (b"/.", *(f"/{d}/".encode() for d in sorted(SKIP_DIRS) if not d.startswith(".")))
 
 
+def held(written: str, files: list[str]) -> bool | None:
+    """Whether a path that a config or a command writes, relative to a folder not known (where the run starts), is a
+    file of the repository: some file's path ends with it (its part after its last `..`). None when that cannot be
+    told: empty, absolute, or not written out (`$HOME/x`, `~/x`, `{...}`, a backquote)."""
+    named = written.strip().replace("\\", "/").removeprefix("./")
+    if not named or os.path.isabs(named) or any(c in named for c in "$~{`"):
+        return None
+    parts = [part for part in named.split("/") if part not in ("", ".")]
+    last_up = max((index for index, part in enumerate(parts) if part == ".."), default=-1)
+    tail = "/" + "/".join(parts[last_up + 1 :])  # (`../configs/ds.json`: a folder above where it runs)
+    if tail == "/":
+        return None
+    return any(("/" + name).endswith(tail) for name in files)
+
+
 def list_ahead(folder: Path) -> None:
     """Start git's listing of `folder` now, so that it runs while the rest of grpo-lint loads (a monorepo's
     untracked-file walk is most of a pre-commit run's wait); `git_files(folder)` collects it. A listing not

@@ -24,9 +24,15 @@ _MARKERS = {
     "swift": ("cli/rlhf.py",),
 }
 _PACKAGE = {"verl": "verl", "openrlhf": "openrlhf", "trl": "trl", "swift": "swift"}
+FRAMEWORKS = tuple(_MARKERS)
 _MARKER_NAMES = frozenset(marker.rpartition("/")[2] for markers in _MARKERS.values() for marker in markers)
 _MAX_SOURCE = 4 * 1024 * 1024
 _VERSION = lazy(r"""__version__\s*=\s*['"]([^'"]+)['"]""")
+
+
+def marker(framework: str) -> str:
+    """The file that marks a copy of the framework, below the folder holding its package: `verl/trainer/main_ppo.py`."""
+    return f"{_PACKAGE[framework]}/{_MARKERS[framework][0]}"
 
 
 def find_copies(root: Path, files: list[str]) -> dict[str, list[str]]:

@@ -31,16 +31,15 @@ from grpo_lint.sources.document import ReadProblem
 from grpo_lint.sources.reading import read_file
 from grpo_lint.workspace.process import Running, start
 
-# The settings that switch off the commands git would run, and the environment: grpo_lint.early, which starts the
-# file list before the rest of grpo-lint loads.
-_TIMEOUT = GIT_TIMEOUT
+# The settings that switch off the commands git would run, the environment and the timeout are grpo_lint.early's,
+# which starts the file list before the rest of grpo-lint loads.
 
 
 class GitError(Exception):
     """git is missing, this is not a repository, the revision does not exist, or git did not finish."""
 
 
-def git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> bytes:
+def git(args: list[str], cwd: Path | str | None = None, timeout: float = GIT_TIMEOUT) -> bytes:
     """git's standard output for `args` (fixed words of grpo-lint's, never text from the repository in
     an option's place), run in `cwd` with the repository's commands switched off."""
     return start_git(args, cwd, timeout).output()
@@ -78,7 +77,7 @@ class PendingGit:
             self._running, self._error = None, f"git {self.args[0]} was stopped before its output was read"
 
 
-def start_git(args: list[str], cwd: Path | str | None = None, timeout: float = _TIMEOUT) -> PendingGit:
+def start_git(args: list[str], cwd: Path | str | None = None, timeout: float = GIT_TIMEOUT) -> PendingGit:
     """`git args` started in `cwd` (see `git`); its output is collected by `output()`."""
     command = git_command(None if cwd is None else str(cwd), args)
     try:

@@ -9,11 +9,11 @@ subprocess runs it.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import time
 from collections.abc import Mapping
 
+from grpo_lint.early import kill, spawn
 from grpo_lint.records import Record
 
 
@@ -37,8 +37,6 @@ def run(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:
 def start(command: list[str], env: Mapping[str, str], timeout: float) -> Running:
     """`command` started now, to be collected with `finish()` (its output is read then); raises as `run` does
     when it cannot be started. The deadline counts from now."""
-    from grpo_lint.early import spawn
-
     return Running(command, env, timeout, spawn(command, env, timeout))
 
 
@@ -69,7 +67,7 @@ class Running:
         if self._spawned is not None:
             pid, out_read, err_read, _deadline = self._spawned
             self._spawned = None
-            _kill(pid)
+            kill(pid)
             os.close(out_read)
             os.close(err_read)
 
@@ -96,7 +94,7 @@ def _collect(name: str, timeout: float, pid: int, out_read: int, err_read: int, 
                     still_open -= 1
         returncode = _wait(pid, deadline, name, timeout)
     except BaseException:
-        _kill(pid)
+        kill(pid)
         raise
     finally:
         os.close(out_read)
@@ -115,17 +113,6 @@ def _wait(pid: int, deadline: float, name: str, timeout: float) -> int:
             raise TimeoutError(f"{name} did not finish within {timeout:g} s")
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
-
-
-def _kill(pid: int) -> None:
-    import signal
-
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        return  # already reaped
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
 
 
 def _run_subprocess(command: list[str], env: Mapping[str, str], timeout: float) -> Finished:

@@ -14,17 +14,12 @@ def find_root(paths: list[str]) -> Path:
     """The nearest folder above the paths that holds `.git`; without one, the working directory when the
     paths are inside it and it holds a project's files (`grpo-lint scripts/run.sh` run at the root of an
     unpacked repository sees all of it: its pins, its copy of the framework), else the paths' common parent."""
-    folders = []
-    for raw in paths or ["."]:
-        absolute = os.path.abspath(raw)
-        folders.append(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
-    try:
-        common = Path(os.path.commonpath(folders))
-    except ValueError:  # paths on different drives
-        common = Path(folders[0])
-    for folder in (common, *common.parents):
-        if (folder / ".git").exists():
-            return folder
+    from grpo_lint.early import common_folder, git_root
+
+    found = git_root(paths)
+    if found is not None:
+        return Path(found)
+    common = Path(common_folder(paths))
     here = Path(os.getcwd())
     if (common == here or here in common.parents) and any((here / marker).is_file() for marker in _PROJECT_MARKERS):
         return here

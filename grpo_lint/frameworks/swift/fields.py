@@ -68,7 +68,7 @@ _OVERRIDES: dict[str, dict] = {
     "kl_in_reward": {"since": "3.10.0"},
     # The reward functions ms-swift has built in (`orms` in swift/plugin/orm.py, swift/rewards/orm.py from 4.0; read
     # at every tag from v3.0.3 to v4.5.2): another name stops GRPOTrainer after the model has loaded, unless a plugin
-    # registers it (grpo_lint.lint drops the report where the repository may: see _registered_here).
+    # registers it (grpo_lint.lint._rewards_registered: the names the repository's Python may register).
     "reward_funcs": {
         "choices": (
             Choices("3.1.1", "3.3.0", REWARDS[:7], extensible=True),
