@@ -238,6 +238,17 @@ def _list_ahead(paths: tuple[str, ...]) -> None:
 
 
 def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
+    from grpo_lint.sources import parse_cache
+
+    parse_cache.use(_cache_folder(flags))
+    try:
+        return _lint_paths(paths, options, flags)
+    finally:
+        parse_cache.save()
+        parse_cache.use(None)
+
+
+def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
     from grpo_lint.engine import Report, lint_bytes, lint_paths
 
     base = flags["diff_base"]
@@ -270,6 +281,17 @@ def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
 
         return Report([guarded(name, options, lint_bytes, data, name, options, workspace)])
     return lint_paths(paths, options)
+
+
+def _cache_folder(flags: dict[str, Any]) -> str | None:
+    """The folder of the parse cache this run keeps (grpo_lint.sources.parse_cache), or None for none."""
+    if flags["no_cache"] or os.environ.get("GRPO_LINT_NO_CACHE", "") not in ("", "0"):
+        return None
+    if flags["cache_dir"]:
+        return str(flags["cache_dir"])
+    from grpo_lint.sources.parse_cache import default_folder
+
+    return default_folder()
 
 
 def _explain(code: str) -> str:

@@ -116,6 +116,20 @@ FLAGS: tuple[Flag, ...] = (
         "int",
         "Processes that parse Python files at once. Default: one per CPU; 1: this process alone.",
     ),
+    Flag(
+        ("--no-cache",),
+        "no_cache",
+        "flag",
+        "Read every Python file again instead of loading what an earlier run read it as (GRPO_LINT_NO_CACHE=1 too).",
+    ),
+    Flag(
+        ("--cache-dir",),
+        "cache_dir",
+        "text",
+        "Where what Python files were read as is kept between runs. Default: $GRPO_LINT_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/grpo-lint or ~/.cache/grpo-lint (never inside the repository).",
+        metavar="DIR",
+    ),
     Flag(("--isolated",), "isolated", "flag", "Ignore every settings file."),
     Flag(("--force-exclude",), "force_exclude", "flag", "Apply `exclude` to files named on the command line too."),
     Flag(

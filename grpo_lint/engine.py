@@ -54,8 +54,10 @@ def lint_paths(paths: list[str], options: Options, changed: list[str] | None = N
 def lint_workspace(workspace: Workspace, options: Options) -> Report:
     """Lint the workspace's candidates with what it has read of the repository so far (the editor's server
     keeps one workspace across edits)."""
+    from grpo_lint.sources import parse_cache
     from grpo_lint.sources.reading import end_run, forget_folders
 
+    parse_cache.bind(workspace.root)  # (the packs of a cache the command line keeps are this repository's)
     forget_folders()
     try:
         return _lint_workspace(workspace, options)

@@ -28,6 +28,16 @@ MAX_PROCESSES = 8
 _MAX_CHUNKS = 1024  # the queue holds 4 bytes per chunk, and must fit a pipe's buffer (4 KB here, 64 KB on Linux)
 
 
+_AT_COPY_END: list[Callable[[], None]] = []
+
+
+def at_copy_end(action: Callable[[], None]) -> None:
+    """Have every forked copy do `action` when its work is done, before it sends what it made (grpo_lint.sources.
+    parse_cache: what the copy read is kept for later runs). A failing action is ignored."""
+    if action not in _AT_COPY_END:
+        _AT_COPY_END.append(action)
+
+
 def processes(requested: int) -> int:
     """How many processes share the work: `requested` (0: one per CPU this process may use), at most
     MAX_PROCESSES; 1 where forking is not available or not safe."""
@@ -72,6 +82,9 @@ def share_out(
             try:
                 os.close(reading)
                 made = {item: work(item) for item in _taken(taking, chunks)}
+                for action in _AT_COPY_END:
+                    with contextlib.suppress(Exception):
+                        action()
                 if portable is not None:
                     made = {item: portable(result) for item, result in made.items()}
                 data = pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL)

@@ -558,7 +558,7 @@ def lint_python(
         if reason is not None:
             return FileResult(display, "skipped", note=reason)
     from grpo_lint.checks.code import check_code
-    from grpo_lint.sources.python_code import read
+    from grpo_lint.sources.parse_cache import read
 
     code = modules.code(relative, text) if modules is not None and relative is not None else None
     if code is None:

@@ -16,6 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The command line's parse cache (grpo_lint.sources.parse_cache) is kept in a folder of this test run, not in
+    the user's ~/.cache: every command-line run of the suite, in this process or another, uses it."""
+    import tempfile
+
+    os.environ["GRPO_LINT_CACHE_DIR"] = tempfile.mkdtemp(prefix="grpo-lint-cache-")
+    os.environ.pop("GRPO_LINT_NO_CACHE", None)
+
+
 @pytest.fixture(autouse=True)
 def _not_the_ci_environment(monkeypatch):
     """Every test runs as on a developer's machine: the variables a CI sets that change grpo-lint's output

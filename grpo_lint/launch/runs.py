@@ -28,9 +28,10 @@ from grpo_lint.launch.commands import (
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
+from grpo_lint.sources import parse_cache
 from grpo_lint.sources.document import Document, Entry, stamp
 from grpo_lint.sources.reading import real_path
-from grpo_lint.sources.shell import Command, Joined, Script, Word, blank_line_continuations, made_here, parse
+from grpo_lint.sources.shell import Command, Joined, Script, Word, blank_line_continuations, made_here
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -83,7 +84,7 @@ def read_script(
     modules (grpo_lint.workspace.modules), to read the scripts its commands run. `environment`: the
     variables a calling script exports; `calls`: the scripts that led here (a cycle is not followed);
     `arguments`: the words a calling script runs it with (its `$@`)."""
-    script = parse(text, path, environment, arguments)
+    script = parse_cache.script(text, path, environment, arguments)
     places = Places(Path(real_path(path)).parent, root, modules)
     result = ScriptRuns(script)
     # A command cut short by a comment (GRPO501 reports the cut) is judged as written, with the words after

@@ -77,10 +77,10 @@ def _commands_running(text: str, relative: str, target: str, workspace: Workspac
     """Each command of a script that runs the file `target`: where, and its process count (None when not known).
     A command that names the file by a word yet cannot be followed to it counts as a start of unknown count."""
     from grpo_lint.launch.commands import Places, started_file
-    from grpo_lint.sources.shell import parse
+    from grpo_lint.sources import parse_cache
 
     stem = Path(target).stem
-    script = parse(text, relative)
+    script = parse_cache.script(text, relative)
     places = Places(workspace.root / Path(relative).parent, workspace.root, workspace.modules)
     found: list[tuple[str, int | None]] = []
     for command in script.commands:

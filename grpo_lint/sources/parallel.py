@@ -29,12 +29,28 @@ MIN_BYTES = 64 * 1024  # Python to parse below which forking costs more than it 
 
 def read_many(files: list[tuple[str, str]], count: int) -> dict[str, PythonFile]:
     """`python_code.read(text, path)` of each (path, text), on `count` processes, the largest files first. Files
-    that do not parse, or whose process failed, are left out: the caller reads those itself."""
+    that do not parse, or whose process failed, are left out: the caller reads those itself. What the cache
+    (grpo_lint.sources.parse_cache) holds is loaded here, only the rest is shared out, and what the copies read is
+    kept there."""
+    from grpo_lint.sources import parse_cache
+
+    found: dict[str, PythonFile] = {}
+    if parse_cache.active():
+        for path, text in files:
+            code = parse_cache.cached(text, path)
+            if code is not None:
+                found[path] = code
+        files = [(path, text) for path, text in files if path not in found]
     if count <= 1 or len(files) < 2 or sum(len(text) for _, text in files) < MIN_BYTES:
-        return {}
+        return found
     largest_first = sorted(range(len(files)), key=lambda index: -len(files[index][1]))
     made = share_out(largest_first, lambda index: _read(*files[index]), count, chunk=1)
-    return {files[index][0]: code for index, code in made.items() if code is not None}
+    for index, code in made.items():
+        if code is not None:
+            path, text = files[index]
+            found[path] = code
+            parse_cache.keep(text, path, code)
+    return found
 
 
 def _read(path: str, text: str) -> PythonFile | None:

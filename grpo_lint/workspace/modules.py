@@ -108,7 +108,7 @@ class Modules:
         in the repository or does not parse. `text`: the module's text when the caller has it already."""
         if relative not in self._codes:
             from grpo_lint.sources.document import ReadProblem
-            from grpo_lint.sources.python_code import read
+            from grpo_lint.sources.parse_cache import read
 
             if text is None:
                 data = self.bytes_of(relative)
