@@ -1078,3 +1078,18 @@ def test_a_variable_read_under_set_u_before_its_default_stops_the_script():
     assert "GRPO508" not in codes(text.replace("set -xeuo pipefail\n", "set -u\nset +u\n"))
     # a variable the script never defaults is the caller's to export: not judged
     assert "GRPO508" not in codes(text.replace("BACKEND=${BACKEND:-vllm}\n", ""))
+
+
+def test_an_unquoted_array_keeps_each_elements_unknown_part_with_its_own_word():
+    """`${A[@]}` unquoted: an element through a folder not shown (`$(realpath "$D/..")/x.py`, blanks in its written
+    text) is one word, and the literal elements beside it stay known (the batch checks read them)."""
+    from grpo_lint.sources.shell import parse
+
+    script = parse(
+        'D="$(realpath "$(dirname "$0")/..")"\nA=(\n  --agent $D/a.py\n\n  --n 8\n)\npython x.py ${A[@]}\n', "x.sh"
+    )
+    words = [(w.text, bool(w.unknown)) for w in script.commands[-1].words]
+    assert words == [
+        ("python", False), ("x.py", False), ("--agent", False), ('$(realpath "$(dirname "$0")/..")/a.py', True),
+        ("--n", False), ("8", False),
+    ]  # fmt: skip

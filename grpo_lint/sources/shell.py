@@ -1017,7 +1017,11 @@ class _Lexer:
         name, subscript = match.group(1), match.group(2)
         rest = inner[match.end() :]
         if subscript is not None:
-            return [(self.element(name, subscript[1:-1], rest, written, unknown, quoted), split)]
+            before = len(unknown)
+            # (an element's unknown part, `$(realpath "$D/..")/a.py`, is not split where its written text has blanks)
+            return _split_around(
+                self.element(name, subscript[1:-1], rest, written, unknown, quoted), unknown[before:], split
+            )
         operator = re.match(r":?[-=+?]", rest)
         if rest and operator is None:  # ${A#x}, ${A/x/y}, ${A:0:2}, ${A^^}: pattern operations
             unknown.append(written)
