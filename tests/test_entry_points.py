@@ -1467,3 +1467,78 @@ def test_a_finding_about_a_line_of_the_launched_script_is_reported_there_once(tm
     ties = [(d["path"].removeprefix("./"), d["line"]) for d in report["diagnostics"] if d["code"] == "GRPO013"]
     assert ("train.py", 12) in ties and len(ties) == len(set(ties))  # max_prompt_length's line, once
     assert {path for path, _ in ties} == {"train.py"}
+
+
+# OpenRLHF's agent and reward files -------------------------------------------------------------
+
+OPENRLHF_RUN = """\
+#!/bin/bash
+SCRIPT_DIR="$(dirname "$0")"
+WORK_DIR="$(realpath "$SCRIPT_DIR/..")"
+ARGS=(
+   --pretrain Qwen/Qwen2.5-1.5B
+   {flag} {path}
+   --advantage_estimator group_norm
+   --rollout_batch_size 16
+   --n_samples_per_prompt 4
+   --train_batch_size 64
+)
+python3 -m openrlhf.cli.train_ppo_ray ${{ARGS[@]}}
+"""
+EXECUTOR = "from openrlhf.utils.agent import AgentExecutorBase\n\n\nclass AgentExecutor(AgentExecutorBase):\n    pass\n"
+STEP = "async def step(state, action, label):\n    return {}\n"
+
+
+def _openrlhf_repo(root: Path, flag: str, path: str, pin: str = "openrlhf==0.9.3") -> Path:
+    return write(root, {
+        "requirements.txt": f"{pin}\n", "scripts/train.sh": OPENRLHF_RUN.format(flag=flag, path=path),
+        "agents/executor.py": EXECUTOR, "agents/demo.py": "def main():\n    print('demo')\n",
+        "agents/old.py": STEP, "rewards/math.py": "def reward_func(queries, prompts, labels):\n    return 0\n",
+    })  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "pin", "expected"),
+    [
+        ("${WORK_DIR}/agents/demo.py", "openrlhf==0.9.3", ["GRPO508"]),  # defines neither name
+        ("${WORK_DIR}/agents/executor.py", "openrlhf==0.9.3", []),
+        ("${WORK_DIR}/agents/old.py", "openrlhf==0.9.3", ["GRPO508"]),  # v0.8's agent API under 0.9.3
+        ("${WORK_DIR}/agents/old.py", "openrlhf==0.8.5", []),
+        ("${WORK_DIR}/agents/executor.py", "openrlhf==0.8.5", ["GRPO508"]),  # 0.8.x takes `step`
+        ("${WORK_DIR}/agents/old.py", "openrlhf>=0.8", []),  # which release runs is not stated
+        ("agents/missing.py", "openrlhf==0.9.3", ["GRPO508"]),  # written out, and in no folder of the repository
+        ("${WORK_DIR}/agents/missing.py", "openrlhf==0.9.3", []),  # through a folder not shown: may be anywhere
+    ],
+)
+def test_an_openrlhf_agent_file_must_define_what_the_release_takes(tmp_path, monkeypatch, path, pin, expected):
+    root = _openrlhf_repo(tmp_path, "--agent_func_path", path, pin)
+    _, report = lint(root, monkeypatch)
+    assert [c for c in codes(report, "train.sh") if c == "GRPO508"] == expected
+    if expected:
+        (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO508"]
+        assert found["line"] == 12 and "agent_func_path" in found["message"]
+
+
+def test_an_openrlhf_reward_file_must_define_reward_func(tmp_path, monkeypatch):
+    root = _openrlhf_repo(tmp_path, "--remote_rm_url", "${WORK_DIR}/agents/demo.py")
+    _, report = lint(root, monkeypatch)
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO508"]
+    assert "defines no `reward_func`" in found["message"]
+    root = _openrlhf_repo(tmp_path, "--remote_rm_url", "${WORK_DIR}/rewards/math.py")
+    _, report = lint(root, monkeypatch)
+    assert "GRPO508" not in codes(report, "train.sh")
+    root = _openrlhf_repo(tmp_path, "--remote_rm_url", "http://localhost:5000/get_reward")  # a server: not a file
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "train.sh") == []
+
+
+def test_a_module_that_may_define_anything_is_not_judged():
+    from grpo_lint.launch.openrlhf_files import defined_names
+
+    assert defined_names("from .impl import *\n") is None
+    assert defined_names("def __getattr__(name):\n    return 1\n") is None
+    assert defined_names("try:\n    from a import AgentExecutor\nexcept ImportError:\n    step = None\n") == {
+        "AgentExecutor",
+        "step",
+    }
+    assert defined_names("if True:\n    class AgentExecutor: ...\nX: int = 1\n") == {"AgentExecutor", "X"}

@@ -25,6 +25,7 @@ from grpo_lint.launch.commands import (
     resolve_file,
     written_tail,
 )
+from grpo_lint.launch.openrlhf_files import loaded_file_problems
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -191,6 +192,7 @@ def _run(
         flags, unresolved = flag_entries(launch.args)
         document = Document(script.path, script.text, "cli", flags)
         document.entry = launch.entry or ""  # an OpenRLHF trainer under another package name reads its own flags
+        result.problems.extend(loaded_file_problems(flags, unresolved, places, target_for("openrlhf")))
         return _finish_run(Run(launch, document, unresolved, extra))
     version = target_for(launch.framework).version
     flags, unresolved = flag_entries(launch.args)
@@ -851,7 +853,7 @@ def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagno
 _FILE_KEYS = ("custom_reward_function.path", "data.custom_cls.path")
 
 
-def _visibly_missing(written: str, places: Places) -> bool:
+def visibly_missing(written: str, places: Places) -> bool:
     """Whether the repository shows that a relative path (`recipe/x/reward.py`, `$(pwd)/recipe/...`) is missing:
     its top folder is there from some start and the file is not; and no start holds it with its leading folders
     dropped (a repository checked out as a folder of another project, as verl-recipe is verl's `recipe/`)."""
@@ -894,7 +896,7 @@ def _missing_files(launch: Launch, overrides: Any, places: Places) -> list[Diagn
                 continue
         elif not isinstance(entry.value, str) or os.path.isabs(written) or "$" in written or ".." in written:
             continue
-        if not written.endswith(_LOADED_SUFFIXES) or not _visibly_missing(written, places):
+        if not written.endswith(_LOADED_SUFFIXES) or not visibly_missing(written, places):
             continue
         found.append(
             Diagnostic(
