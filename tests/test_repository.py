@@ -1172,6 +1172,24 @@ def test_a_requirements_file_written_in_utf_16_states_its_pins(tmp_path):
         assert pin is not None and pin.version == Version("0.26.2") and pin.exact, encoding
 
 
+@pytest.mark.parametrize(
+    ("name", "stated"),
+    [
+        ("docs/requirements.train.lock", True),  # `pip freeze` output kept as .lock
+        ("requirements-dev.lock", True),  # Rye's lock file, in pip's format
+        ("requirements.lock", True),
+        ("Pipfile.lock", False),  # JSON, not pip's format: not read as one
+        ("package-lock.json", False),
+    ],
+)
+def test_a_requirements_lock_file_states_its_pins(tmp_path, name, stated):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# generated\ntorch==2.5.1\ntrl==0.24.0\n")
+    pin = find_pins(tmp_path, [name]).choose("trl", "grpo.py")[0]
+    assert (pin is not None and pin.version == Version("0.24.0")) == stated
+
+
 def recorded_parses(monkeypatch) -> list[str]:
     """The files the positioned YAML/JSON parse reads from now on, as displayed, in order."""
     from grpo_lint.sources import yaml_reader

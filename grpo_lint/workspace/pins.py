@@ -1,6 +1,7 @@
 """Where a repository states which framework release it runs, read from every place it can say so.
 
-- dependency and lock files in any folder: `requirements*.txt` / `*.in` / `constraints*.txt` /
+- dependency and lock files in any folder: `requirements*.txt` / `*.in` / `requirements*.lock` (Rye's lock
+  files, `pip freeze` output kept as `.lock`, both in pip's format) / `constraints*.txt` /
   `REQUIRED_*.txt` (including `pip freeze` output, whose editable installs are recorded as comments:
   `# Editable install with no version control (ms_swift==3.7.0.dev0)`), `setup.py` (any requirement
   string), `setup.cfg`, `pyproject.toml` (PEP 621, dependency groups, Poetry, `[tool.uv.sources]`),
@@ -45,7 +46,8 @@ _BOUNDING = {"transformers": "trl"}
 _NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
 _BOUND_NEEDLES = (*_NEEDLES, b"transformers")
 _REQUIREMENT_FILE = lazy(
-    r"(^|/)(requirements[^/]*\.(txt|in)|[^/]*[-_.]requirements?\.(txt|in)|constraints[^/]*\.txt|required_[^/]*\.txt)$",
+    r"(^|/)(requirements[^/]*\.(txt|in|lock)|[^/]*[-_.]requirements?\.(txt|in|lock)|constraints[^/]*\.txt"
+    r"|required_[^/]*\.txt)$",
     re.I,
 )
 _MAX_PIN_FILE = 512 * 1024
