@@ -616,6 +616,8 @@ def lint_python(
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
     if not framework_source and workspace is not None and selected("GRPO004", options):
         diagnostics.extend(_grpo_before_release(text, display, options, workspace))
+    if not framework_source and workspace is not None and selected("GRPO004", options):
+        diagnostics.extend(_trl_without_warnings_issued(code, text, display, options, workspace))
     if not framework_source and not code.unsloth and selected("GRPO002", options):
         unknown_keywords = _trainer_keywords(code, display)
         if unknown_keywords and (workspace is None or not workspace.uses_unsloth):
@@ -676,6 +678,78 @@ def _grpo_before_release(text: str, display: str, options: Options, workspace: W
             fix="pin trl 0.14.0 or later (the release the code was written for)",
         )
     ]
+
+
+# TRL 0.14.0-0.27.x write `model.warnings_issued["estimate_tokens"] = True` in GRPOTrainer.__init__ (removed in 0.28.0,
+# huggingface/trl#4960); transformers 5.1.0 dropped the attribute (PreTrainedModel.__init__ of 5.0.0 is the last to set
+# it; checked in the 5.0.0-5.6.0 wheels), so a GRPOTrainer of those releases stops under it (run: TRL 0.24.0 with
+# transformers 5.6.0 raises that AttributeError once its import passes; the import itself fails first on a missing
+# `mergekit`, since transformers 5.3.0's `_is_package_available` returns a tuple, which TRL reads as true).
+_WARNINGS_ISSUED_GONE = "5.1.0"
+_TRL_WITHOUT_IT = "0.28.0"
+
+
+def _trl_without_warnings_issued(
+    code: Any, text: str, display: str, options: Options, workspace: Workspace
+) -> list[Diagnostic]:
+    """GRPO004: a `GRPOTrainer(...)` of TRL, where the repository pins TRL before 0.28.0 (every release it may be) and
+    transformers 5.1.0 or later (every version it may be). Not where the code sets `warnings_issued` itself."""
+    from packaging.version import Version
+
+    calls = [c for c in code.trainer_calls if c.span is not None and _from_trl(c.callee, code.index)]
+    if not calls or "warnings_issued" in text:
+        return []
+    target = target_for("trl", options, workspace, path=display)
+    if target.unknown or target.foreign or target.fork is not None or target.before_grpo:
+        return []
+    releases = target.allows or (target.version,)
+    if any(release >= Version(_TRL_WITHOUT_IT) for release in releases):
+        return []
+    relative = workspace.modules.relative(display)
+    pin = workspace.pins.stated("transformers", relative or display)
+    if pin is None or not pin.requirement or not _only_from(pin.requirement, Version(_WARNINGS_ISSUED_GONE)):
+        return []
+    trl = f"TRL {target.version}" if len(releases) == 1 else f"TRL {releases[0]}-{releases[-1]}"
+    return [
+        Diagnostic(
+            "GRPO004",
+            Severity.ERROR,
+            f"{trl} ({target.source}) with transformers{pin.requirement} ({pin.provenance}): GRPOTrainer.__init__ of "
+            'TRL before 0.28.0 writes `model.warnings_issued["estimate_tokens"]`, an attribute transformers removed '
+            "in 5.1.0, so it stops with \"AttributeError: ... object has no attribute 'warnings_issued'\" after the "
+            "model has loaded, before training (from transformers 5.3.0 the import of the trainer may fail first: "
+            "TRL's `is_*_available()` then read every optional package as installed, `mergekit` under TRL 0.24.0).",
+            display,
+            call.span,
+            key="GRPOTrainer",
+            fix="pin trl>=0.28.0, or transformers<5.1; or set `model.warnings_issued = {}` on the model before the "
+            "trainer is built",
+        )
+        for call in calls
+    ]
+
+
+def _only_from(requirement: str, first: Any) -> bool:
+    """Whether a specifier admits some version and none before `first` (probed at every version it names, and at
+    the releases just before `first`)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+
+    try:
+        specifier = SpecifierSet(requirement)
+    except InvalidSpecifier:
+        return False
+    probes = {first, Version("0"), Version("4.0.0"), Version("4.57.6"), Version("5.0.0"), Version("9999")}
+    for spec in specifier:
+        try:
+            named = Version(spec.version.removesuffix(".*"))
+        except ValueError:
+            return False
+        probes.add(named)
+        if named.release:
+            probes.add(Version(".".join(map(str, (*named.release[:-1], max(named.release[-1] - 1, 0))))))
+    admitted = [v for v in probes if specifier.contains(v, prereleases=True)]
+    return bool(admitted) and min(admitted) >= first
 
 
 # transformers' Trainer.train(resume_from_checkpoint, trial, ignore_keys_for_eval): 5.23.0 takes no other keyword;

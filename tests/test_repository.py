@@ -1351,3 +1351,41 @@ def test_trls_grpo_classes_imported_under_a_trl_before_grpo_stop_at_the_import(t
     write(root, {"setup.sh": "pip install trl==0.7.8\n", "train.py": "from trl import SFTTrainer\n"})
     _, report = lint(root, monkeypatch)
     assert codes(report) == []  # no GRPO class imported: another trainer's script
+
+
+TRAINER_SCRIPT = """\
+from trl import GRPOConfig, GRPOTrainer
+
+config = GRPOConfig(output_dir="out", num_generations=4, per_device_train_batch_size=4)
+trainer = GRPOTrainer(model="Qwen/Qwen2.5-0.5B", reward_funcs=[len], args=config)
+trainer.train()
+"""
+
+
+@pytest.mark.parametrize(
+    ("requirements", "stops"),
+    [
+        ("trl==0.24.0\ntransformers==5.6.0\n", True),
+        ("trl==0.27.2\ntransformers>=5.1\n", True),
+        ("trl>=0.20,<0.28\ntransformers==5.6.0\n", True),  # every release the range allows writes the attribute
+        ("trl==0.28.0\ntransformers==5.6.0\n", False),  # TRL 0.28.0 no longer touches it
+        ("trl==0.24.0\ntransformers==5.0.0\n", False),  # 5.0.0 still sets it on every model
+        ("trl==0.24.0\ntransformers>=4.56\n", False),  # may be a 4.x
+        ("trl==0.24.0\n", False),  # transformers not stated: pip installs what TRL allows, not known here
+        ("trl>=0.24\ntransformers==5.6.0\n", False),  # may be 0.28.0 or later
+    ],
+)
+def test_an_older_trl_under_transformers_from_5_1_stops_at_the_trainer(
+    tmp_path, monkeypatch, uninstalled, requirements, stops
+):
+    """TRL 0.14.0-0.27.x write `model.warnings_issued[...]` in GRPOTrainer.__init__; transformers 5.1.0 removed it."""
+    root = write(tmp_path, {"requirements.txt": requirements, "train.py": TRAINER_SCRIPT})
+    _, report = lint(root, monkeypatch)
+    found = [d for d in report["diagnostics"] if d["code"] == "GRPO004" and "warnings_issued" in d["message"]]
+    assert [(d["line"], d["column"]) for d in found] == ([(4, 11)] if stops else [])
+    if stops:
+        # code that gives the model the attribute itself (as a fixed copy of such a script does) runs
+        fixed = TRAINER_SCRIPT.replace("trainer =", "model.warnings_issued = {}\ntrainer =")
+        write(root, {"train.py": fixed})
+        _, report = lint(root, monkeypatch)
+        assert not any("warnings_issued" in d["message"] for d in report["diagnostics"])

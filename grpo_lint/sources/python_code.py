@@ -150,6 +150,7 @@ class TrainerCall(Record):
 
     callee: str  # as written (`GRPOTrainer`, `trl.GRPOTrainer`)
     keywords: tuple[tuple[str, Span], ...]
+    span: Span | None = None  # the callee as written
 
 
 class ConfigCall(Record):
@@ -1119,7 +1120,7 @@ class _Visitor(ast.NodeVisitor):
         ):  # (`from trl import GRPOConfig as TRLGRPOConfig`)
             self.configs.append(self._config(node, name))
         elif last == "GRPOTrainer" and node.keywords:
-            self.trainer_calls.append(TrainerCall(name, self._named(node)))
+            self.trainer_calls.append(TrainerCall(name, self._named(node), _span(func, self.lines)))
         elif last == "train" and node.keywords and isinstance(func, ast.Attribute):
             owner = func.value
             callee = (

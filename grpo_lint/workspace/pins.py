@@ -211,6 +211,12 @@ class Statements:
                 return
             folder = folder.rpartition("/")[0]
 
+    def stated(self, name: str, relative: str) -> Pin | None:
+        """The statement of a package (a framework, or one that bounds it: transformers) that speaks for a file, as
+        `choose` finds a framework's (its own, its nearest folder's, else the repository's where all agree), not
+        narrowed."""
+        return self._stated(name, relative)[0]
+
     def _nearest(self, name: str, relative: str) -> Pin | None:
         """The best statement of a package for a file: its own, else its nearest folder's."""
         here = next(self._chain(name, relative), None)
