@@ -1190,6 +1190,27 @@ def test_a_requirements_lock_file_states_its_pins(tmp_path, name, stated):
     assert (pin is not None and pin.version == Version("0.24.0")) == stated
 
 
+def test_a_singular_requirement_file_states_its_pins(tmp_path):
+    (tmp_path / "requirement.txt").write_text("transformers==4.49.0\ntrl==0.16.1\n")
+    pin = find_pins(tmp_path, ["requirement.txt"]).choose("trl", "grpo.py")[0]
+    assert pin is not None and pin.version == Version("0.16.1")
+    (tmp_path / "requirement_notes.md").write_text("trl==0.11.0\n")  # (not a requirements file)
+    pin = find_pins(tmp_path, ["requirement_notes.md"]).choose("trl", "grpo.py")[0]
+    assert pin is None
+
+
+def test_a_notebook_install_command_continued_over_lines_states_its_pins(tmp_path):
+    """`%pip install --upgrade \\` with one requirement per line below, as a notebook's install cell writes it."""
+    import json
+
+    cell = '%pip install --upgrade \\\n  "transformers==4.48.1" \\\n  "trl==0.14.0"\n\n%pip install "vllm==0.7.0"\n'
+    notebook = {"cells": [{"cell_type": "code", "source": cell, "metadata": {}, "outputs": []}], "metadata": {},
+                "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    (tmp_path / "grpo.ipynb").write_text(json.dumps(notebook))
+    pin = find_pins(tmp_path, ["grpo.ipynb"]).choose("trl", "grpo.ipynb")[0]
+    assert pin is not None and pin.version == Version("0.14.0") and "cell 1:1" in pin.provenance
+
+
 def recorded_parses(monkeypatch) -> list[str]:
     """The files the positioned YAML/JSON parse reads from now on, as displayed, in order."""
     from grpo_lint.sources import yaml_reader

@@ -46,7 +46,7 @@ _BOUNDING = {"transformers": "trl"}
 _NEEDLES = (b"trl", b"swift", b"verl", b"openrlhf", b"OpenRLHF")
 _BOUND_NEEDLES = (*_NEEDLES, b"transformers")
 _REQUIREMENT_FILE = lazy(
-    r"(^|/)(requirements[^/]*\.(txt|in|lock)|[^/]*[-_.]requirements?\.(txt|in|lock)|constraints[^/]*\.txt"
+    r"(^|/)(requirements?[^/]*\.(txt|in|lock)|[^/]*[-_.]requirements?\.(txt|in|lock)|constraints[^/]*\.txt"
     r"|required_[^/]*\.txt)$",
     re.I,
 )
@@ -610,9 +610,15 @@ def _notebook(text: str) -> Lines:
 
     lines: Lines = []
     for cell in code_cells(text):
-        for offset, line in enumerate(cell.source.splitlines(), 1):
+        source = cell.source.splitlines()
+        for offset, line in enumerate(source, 1):
             if "install" in line and line.lstrip().startswith(("!", "%")):
-                lines.extend((f"cell {cell.number}:{offset}", item, INSTALL) for item in _install_arguments(line))
+                # (`%pip install --upgrade \` then one requirement per line: the command is read whole)
+                end = offset
+                while source[end - 1].rstrip().endswith("\\") and end < len(source) and end - offset < 200:
+                    end += 1
+                whole = " ".join(part.rstrip().removesuffix("\\") for part in source[offset - 1 : end])
+                lines.extend((f"cell {cell.number}:{offset}", item, INSTALL) for item in _install_arguments(whole))
     return lines
 
 
