@@ -584,6 +584,20 @@ def test_verl_advantage_estimator_choices_by_release(tmp_path):
     assert "GRPO006" not in [d["code"] for d in report["diagnostics"]]
 
 
+def test_verl_rollout_engine_choices_by_release():
+    """The rollout engines a release builds: the HF rollout is gone from 0.6.0, TensorRT-LLM came in 0.7.1."""
+    assert "GRPO006" in verl_codes(verl(actor_rollout_ref__rollout__name="hf"), "--target verl==0.7.1")
+    assert "GRPO006" in verl_codes(verl(actor_rollout_ref__rollout__name="hf"), "--target verl==0.6.0")
+    assert "GRPO006" not in verl_codes(verl(actor_rollout_ref__rollout__name="hf"), "--target verl==0.5.0")
+    assert "GRPO006" not in verl_codes(verl(actor_rollout_ref__rollout__name="vllm"), "--target verl==0.7.1")
+    assert "GRPO006" in verl_codes(verl(actor_rollout_ref__rollout__name="trtllm"), "--target verl==0.7.0")
+    assert "GRPO006" not in verl_codes(verl(actor_rollout_ref__rollout__name="trtllm"), "--target verl==0.9.1")
+    assert "GRPO006" in verl_codes(verl(actor_rollout_ref__rollout__name="sglang_async"), "--target verl==0.5.0")
+    # a recipe's trainer builds its own workers, which may take other engines
+    recipe = verl(actor_rollout_ref__rollout__name="hf").replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo")
+    assert "GRPO006" not in verl_codes(recipe, "--target verl==0.7.1")
+
+
 def test_verl_on_policy_distillation_without_task_rewards_needs_no_group():
     """distillation.enabled with use_task_rewards false: verl 0.8.0+ sets the policy loss to 0, the student learns the
     teacher's tokens, and a group of one wastes nothing."""

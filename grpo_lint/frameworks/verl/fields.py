@@ -69,6 +69,16 @@ _CHOICES: dict[str, tuple[Choices, ...]] = {
     # core_algos.py; checked in 0.4.0-0.7.0 and the 0.7.1, 0.8.0, 0.9.1 wheels). Another name stops the run: 0.4.x
     # `raise NotImplementedError` when the trainer is built, 0.5.0+ "Unknown advantage estimator simply: X" at the
     # first step. A name the repository registers itself (`@register_adv_est("x")`) is its own: not judged (lint.py).
+    # The rollout engines a release builds (checked at every tag 0.4.0-0.9.0): 0.4-0.5 in the FSDP workers' own
+    # `if rollout_name == ...` chain (`raise NotImplementedError(f"Rollout name: {name} is not supported")`), 0.6.0 on
+    # in the rollout registry (verl/workers/rollout/base.py, `AssertionError: Rollout hf with mode async not found`),
+    # which has no HF rollout; 0.7.1 added TensorRT-LLM. Both stop the workers when they build the model.
+    "actor_rollout_ref.rollout.name": (
+        Choices(None, "0.5.0", ("hf", "vllm", "sglang", "sglang_async"), entry_only=True),
+        Choices("0.5.0", "0.6.0", ("hf", "vllm", "sglang"), entry_only=True),
+        Choices("0.6.0", "0.7.1", ("vllm", "sglang"), entry_only=True),
+        Choices("0.7.1", None, ("vllm", "sglang", "trtllm"), entry_only=True),
+    ),
     "algorithm.adv_estimator": (
         Choices(None, "0.5.0", _ESTIMATORS_04, entry_only=True),
         Choices("0.5.0", "0.6.0", _ESTIMATORS_05, entry_only=True),
