@@ -219,12 +219,17 @@ def _interpolated_when_loaded(document: Document, framework: str) -> list[str]:
     return keys
 
 
+# verl names a run looks up in a registry the repository can add to: an advantage estimator (`@register_adv_est("x")`,
+# an enum value of its own) and a rollout engine (`_ROLLOUT_REGISTRY[("vllm_omni", "async")] = ...`).
+_REGISTERED_KEYS = ("algorithm.adv_estimator", "actor_rollout_ref.rollout.name")
+
+
 def _registered_here(diagnostic: Diagnostic, plan: RunPlan, workspace: Workspace) -> bool:
-    """A verl advantage estimator the repository registers itself (`@register_adv_est("my_grpo")`, an enum value of
-    its own): its name is written as a string in the repository's Python, so the run may know it."""
-    if diagnostic.key != "algorithm.adv_estimator":
+    """A verl advantage estimator or rollout engine the repository registers itself: its name is written as a string
+    in the repository's Python, so the run may know it."""
+    if diagnostic.key not in _REGISTERED_KEYS:
         return False
-    entry = plan.document.entries.get("algorithm.adv_estimator")
+    entry = plan.document.entries.get(diagnostic.key)
     if entry is None or not isinstance(entry.value, str):
         return False
     name = entry.value.encode()

@@ -77,7 +77,7 @@ def test_without_a_cache_every_run_reads_the_file(tmp_path, monkeypatch):
 
 
 def test_a_changed_file_is_read_again_and_its_old_entry_goes(cache, monkeypatch):
-    start, folder = cache
+    start, _folder = cache
     parse_cache.read(TRAINER, "train.py")
     parse_cache.save()
     start()
@@ -102,7 +102,7 @@ def test_the_same_text_at_another_path_is_another_entry(cache):
 
 
 def test_a_script_read_alone_is_kept_and_one_read_with_a_callers_variables_is_not(cache, monkeypatch):
-    start, folder = cache
+    start, _folder = cache
     first = parse_cache.script(SCRIPT, "run.sh")
     parse_cache.save()
     start()
@@ -212,7 +212,7 @@ def test_another_builds_folder_is_removed_and_nothing_else(tmp_path, monkeypatch
 
 @pytest.mark.skipif(forked.processes(2) < 2, reason="forks only on Linux")
 def test_what_a_forked_copy_reads_is_kept(cache, monkeypatch):
-    start, folder = cache
+    start, _folder = cache
     texts = {item: TRAINER.replace("42", str(item)) for item in range(6)}
     assert parse_cache.active()
     made = forked.share_out(
@@ -222,7 +222,9 @@ def test_what_a_forked_copy_reads_is_kept(cache, monkeypatch):
     parse_cache.save()
     start()
     monkeypatch.setattr(python_code, "read", _refuse)
-    assert [parse_cache.read(texts[item], f"m{item}.py").seeds[0].argument for item in texts] == [str(item) for item in texts]
+    assert [parse_cache.read(texts[item], f"m{item}.py").seeds[0].argument for item in texts] == [
+        str(item) for item in texts
+    ]
 
 
 def test_the_readers_named_are_every_module_a_file_is_read_with():

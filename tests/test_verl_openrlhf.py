@@ -311,7 +311,7 @@ def test_sampling_rules_read_verl_keys():
     assert verl_codes(verl("actor_rollout_ref.rollout.top_k=1")) == ["GRPO202"]
     assert verl_codes(verl("actor_rollout_ref.rollout.do_sample=False")) == ["GRPO206"]
     hf = verl("actor_rollout_ref.rollout.do_sample=False", actor_rollout_ref__rollout__name="hf")
-    assert verl_codes(hf) == ["GRPO202"]
+    assert verl_codes(hf, "--target verl==0.5.0") == ["GRPO202"]  # (the HF rollout, gone from 0.6.0, honours it)
     (fix,) = [d.fix for d in lint(verl("actor_rollout_ref.rollout.temperature=0"), VERL, "launch.sh")]
     assert fix == "actor_rollout_ref.rollout.temperature=1.0 (the default)"
 
@@ -596,6 +596,20 @@ def test_verl_rollout_engine_choices_by_release():
     # a recipe's trainer builds its own workers, which may take other engines
     recipe = verl(actor_rollout_ref__rollout__name="hf").replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo")
     assert "GRPO006" not in verl_codes(recipe, "--target verl==0.7.1")
+
+
+def test_a_rollout_engine_the_repository_registers_is_its_own(tmp_path):
+    """verl-omni adds `_ROLLOUT_REGISTRY[("vllm_omni", "async")] = ...`: the run knows the name."""
+    (tmp_path / "requirements.txt").write_text("verl==0.9.1\n")
+    (tmp_path / "run.sh").write_text(verl(actor_rollout_ref__rollout__name="vllm_omni"))
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert "GRPO006" in [d["code"] for d in report["diagnostics"]]
+    (tmp_path / "plugin.py").write_text(
+        "from verl.workers.rollout.base import _ROLLOUT_REGISTRY\n\n"
+        '_ROLLOUT_REGISTRY[("vllm_omni", "async")] = "verl.workers.rollout.vllm_rollout.ServerAdapter"\n'
+    )
+    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
+    assert "GRPO006" not in [d["code"] for d in report["diagnostics"]]
 
 
 def test_verl_on_policy_distillation_without_task_rewards_needs_no_group():
