@@ -1093,3 +1093,37 @@ def test_an_unquoted_array_keeps_each_elements_unknown_part_with_its_own_word():
         ("python", False), ("x.py", False), ("--agent", False), ('$(realpath "$(dirname "$0")/..")/a.py', True),
         ("--n", False), ("8", False),
     ]  # fmt: skip
+
+
+SERVER_THEN_TRAINING = """\
+CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model Qwen/Qwen2.5-0.5B --port 8000{end}
+
+CUDA_VISIBLE_DEVICES=1,2 accelerate launch --num_processes 2 train.py \\
+    --use_vllm true --vllm_mode server --num_generations 4 --per_device_train_batch_size 4
+"""
+
+
+@pytest.mark.parametrize(
+    ("end", "name", "blocks"),
+    [
+        ("", "scripts/run.sh", True),  # the shell waits for the server: the training never starts
+        (" &", "scripts/run.sh", False),
+        (" > server.log 2>&1 &", "scripts/run.sh", False),
+        ("", "examples/run.sh", False),  # a documentation script: steps for shells of their own
+    ],
+)
+def test_a_rollout_server_in_the_foreground_holds_the_training_back(end, name, blocks):
+    found = [
+        d for d in script(SERVER_THEN_TRAINING.format(end=end), name=name).diagnostics if "foreground" in d.message
+    ]
+    assert [(d.code, d.span.line, d.span.column) for d in found] == ([("GRPO508", 1, 24)] if blocks else [])
+
+
+def test_a_foreground_server_without_a_training_after_it_or_in_another_arm_is_not_judged():
+    alone = "CUDA_VISIBLE_DEVICES=0 trl vllm-serve --model Qwen/Qwen2.5-0.5B\n"
+    assert not any("foreground" in d.message for d in script(alone, name="scripts/serve.sh").diagnostics)
+    arms = (
+        'if [ "$1" = serve ]; then\n  trl vllm-serve --model Qwen/Qwen2.5-0.5B\nelse\n'
+        "  accelerate launch --num_processes 2 train.py --num_generations 4 --per_device_train_batch_size 4\nfi\n"
+    )
+    assert not any("foreground" in d.message for d in script(arms, name="scripts/run.sh").diagnostics)

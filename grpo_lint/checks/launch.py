@@ -59,6 +59,7 @@ def run_script_rules(
     found.extend(_blank_line_cut(script, launches, joined))
     found.extend(_never_starts(script, launches))
     found.extend(_unbound(script, launches))
+    found.extend(_server_in_the_foreground(script, launches))
     for launch, plan in pairs:
         found.extend(_device_map(launch, plan, options))
         found.extend(_bypassed(launch))
@@ -146,6 +147,50 @@ def _unbound(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
             span,
             f"give `{name}` its default before line {line} (move line {default} up), or read it as `${{{name}:-}}`",
         )
+
+
+def _server_in_the_foreground(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:
+    """GRPO508: a rollout server (`trl vllm-serve`, `swift rollout`) started in the foreground, with a training later
+    in the same script: the shell waits for the server, which serves until it is stopped, so the training starts only
+    after it is gone. A server ended with `&`, run through another program (tmux, screen, `bash -c`) or in another arm
+    of an `if`/`case` than the training is not judged, nor a script in an examples or docs folder, whose commands may
+    be steps to run in shells of their own (ms-swift's "NODE1 for vLLM Server", "NODE2 for Training")."""
+    from grpo_lint.launch.commands import in_template_folder
+
+    if in_template_folder(script.path):
+        return
+    for server in launches:
+        command = server.command
+        if server.role != "server" or command.background or command.inner or command.called_at:
+            continue
+        if not command.words or command.words[0].text not in _SERVER_PROGRAMS:
+            continue  # (`tmux new -d "trl vllm-serve ..."`, `setsid`: started apart)
+        train = next(
+            (
+                t
+                for t in launches
+                if t.role == "train" and t.command.line > command.line and not t.command.exclusive_with(command)
+            ),
+            None,
+        )
+        if train is None:
+            continue
+        program = " ".join(w.text for w in command.words[:2])
+        yield _diagnostic(
+            "GRPO508",
+            f"`{program}` runs in the foreground: the shell waits for the server, which serves until it is stopped, "
+            f"so the training of line {train.command.line} starts only after the server has exited.",
+            Span(command.line, command.words[0].span.column, command.line, command.words[1].span.end_column)
+            if len(command.words) > 1 and command.words[1].span.line == command.line
+            else command.words[0].span,
+            "end the server's command with `&` (and wait until it answers before training), or start it in a shell of "
+            "its own",
+        )
+
+
+# Programs that start a rollout server themselves (a launcher in front of them, `nohup`, `setsid`, `tmux`, is another
+# story: nohup keeps the foreground, but the others start the server apart).
+_SERVER_PROGRAMS = frozenset({"trl", "swift", "vllm", "python", "python3", "nohup", "env", "accelerate"})
 
 
 def _never_starts(script: Script, launches: list[Launch]) -> Iterator[Diagnostic]:

@@ -613,6 +613,12 @@ def _missing_module(module: str, places: Places | None) -> bool:
 _TEMPLATE_FOLDERS = frozenset({"examples", "example", "docs", "doc", "templates", "template", "snippets"})
 
 
+def in_template_folder(path: str) -> bool:
+    """Whether a script lies in an examples or documentation folder: its commands may be steps a reader runs one by
+    one (a server on one node, the training on another) or name the reader's own files."""
+    return bool(_TEMPLATE_FOLDERS.intersection(path.replace("\\", "/").lower().split("/")[:-1]))
+
+
 def _missing_script(written: str, places: Places) -> bool:
     """Whether a script path a command runs is in no folder of the repository (a run may start in any of them:
     a README may say `cd src/project` first), while the repository shows what is there: no `cd` before it to a
