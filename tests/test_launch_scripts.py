@@ -1127,3 +1127,9 @@ def test_a_foreground_server_without_a_training_after_it_or_in_another_arm_is_no
         "  accelerate launch --num_processes 2 train.py --num_generations 4 --per_device_train_batch_size 4\nfi\n"
     )
     assert not any("foreground" in d.message for d in script(arms, name="scripts/run.sh").diagnostics)
+    # a file of runs to copy one by one: a training, then a server and another training
+    notes = (
+        "accelerate launch --num_processes 2 train.py --num_generations 4 --per_device_train_batch_size 4\n\n"
+        + SERVER_THEN_TRAINING.format(end="")
+    )
+    assert not any("foreground" in d.message for d in script(notes, name="scripts/run.sh").diagnostics)

@@ -154,7 +154,8 @@ def _server_in_the_foreground(script: Script, launches: list[Launch]) -> Iterato
     in the same script: the shell waits for the server, which serves until it is stopped, so the training starts only
     after it is gone. A server ended with `&`, run through another program (tmux, screen, `bash -c`) or in another arm
     of an `if`/`case` than the training is not judged, nor a script in an examples or docs folder, whose commands may
-    be steps to run in shells of their own (ms-swift's "NODE1 for vLLM Server", "NODE2 for Training")."""
+    be steps to run in shells of their own (ms-swift's "NODE1 for vLLM Server", "NODE2 for Training"), nor one with a
+    training before the server as well (a file of runs to copy one by one)."""
     from grpo_lint.launch.commands import in_template_folder
 
     if in_template_folder(script.path):
@@ -173,8 +174,8 @@ def _server_in_the_foreground(script: Script, launches: list[Launch]) -> Iterato
             ),
             None,
         )
-        if train is None:
-            continue
+        if train is None or any(t.role == "train" and t.command.line < command.line for t in launches):
+            continue  # (a training before the server too: the file lists runs to copy one by one, not one run)
         program = " ".join(w.text for w in command.words[:2])
         yield _diagnostic(
             "GRPO508",
