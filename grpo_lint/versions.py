@@ -46,6 +46,10 @@ class Fork(Record):
     # The folder holds the package's files but not its `__init__.py`: imported under the framework's name, an installed
     # package of that name comes first, so the files overlay a copy the repository does not ship.
     overlay: bool = False
+    # verl: the copy's FSDP workers floor-divide the global `actor.ppo_micro_batch_size` by the GPU count and its actor
+    # then takes `ppo_mini_batch_size % ppo_micro_batch_size` unguarded (the verl 0.1 code TinyZero ships): a micro
+    # batch below the GPU count becomes 0 there, a ZeroDivisionError at the first update, whatever its release.
+    floors_micro: bool = False
 
     def keys(self) -> frozenset[str]:
         return frozenset(key for schema in self.schemas.values() for key in schema)

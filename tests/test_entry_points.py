@@ -1542,3 +1542,86 @@ def test_a_module_that_may_define_anything_is_not_judged():
         "step",
     }
     assert defined_names("if True:\n    class AgentExecutor: ...\nX: int = 1\n") == {"AgentExecutor", "X"}
+
+
+# A copy of verl 0.1's code (TinyZero and its forks) ------------------------------------------------
+
+V01_CONFIG = """\
+data:
+  train_batch_size: 256
+actor_rollout_ref:
+  actor:
+    strategy: fsdp
+    ppo_mini_batch_size: 256
+    ppo_micro_batch_size: 64
+    use_dynamic_bsz: False
+    ulysses_sequence_parallel_size: 1
+  rollout:
+    name: vllm
+    n: 1
+    temperature: 1.0
+    log_prob_micro_batch_size: 128
+    tensor_model_parallel_size: 2
+  ref:
+    log_prob_micro_batch_size: 128
+algorithm:
+  adv_estimator: gae
+trainer:
+  n_gpus_per_node: 8
+  nnodes: 1
+"""
+V01_MAIN = (
+    'import hydra\n\n\n@hydra.main(config_path="config", config_name="ppo_trainer", version_base=None)\n'
+    "def main(config):\n    print(config)\n"
+)
+V01_WORKERS = (
+    "class ActorRolloutRefWorker:\n    def __init__(self, config):\n        self.config = config\n"
+    "        self.config.actor.ppo_micro_batch_size //= (self.device_mesh.shape[0] // self.ulysses_size)\n"
+)
+V01_ACTOR = (
+    "class DataParallelPPOActor:\n    def update_policy(self, data):\n"
+    "        assert self.config.ppo_mini_batch_size % self.config.ppo_micro_batch_size == 0\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("micro", "gpus", "floors", "stops"),
+    [
+        (4, 8, True, True),  # 4 // 8 = 0: `mini % 0` at the first update
+        (8, 8, True, False),
+        (16, 32, True, True),
+        (4, 8, False, False),  # a copy whose code does not show the floor: its release is unknown, nothing said
+    ],
+)
+def test_a_verl_01_copy_floors_the_global_micro_batch_to_zero(tmp_path, monkeypatch, micro, gpus, floors, stops):
+    run = (
+        "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=4 "
+        f"actor_rollout_ref.actor.ppo_micro_batch_size={micro} trainer.n_gpus_per_node={gpus} trainer.nnodes=1\n"
+    )
+    root = write(tmp_path, {
+        "verl/__init__.py": "", "verl/version/version": "0.1\n", "verl/trainer/__init__.py": "",
+        "verl/trainer/main_ppo.py": V01_MAIN, "verl/trainer/config/ppo_trainer.yaml": V01_CONFIG,
+        "verl/workers/fsdp_workers.py": V01_WORKERS if floors else "class ActorRolloutRefWorker:\n    pass\n",
+        "verl/workers/actor/dp_actor.py": V01_ACTOR, "scripts/train.sh": run,
+    })  # fmt: skip
+    _, report = lint(root, monkeypatch)
+    found = [d for d in report["diagnostics"] if d["code"] == "GRPO111"]
+    assert [(d["line"], "ZeroDivisionError" in d["message"]) for d in found] == ([(1, True)] if stops else [])
+
+
+@pytest.mark.parametrize(
+    ("cd", "judged"),
+    [
+        ("", True),  # the installed verl runs
+        ("cd ~/TinyZero\n", False),  # `python -m` there imports that checkout's verl first
+        ("cd /root/repo\n", True),  # the checkout itself (named as the repository's folder)
+        ("cd $WORK\n", True),  # a folder not written out says nothing of what it holds
+    ],
+)
+def test_a_cd_to_another_projects_checkout_runs_its_copy(tmp_path, monkeypatch, cd, judged):
+    """`cd ~/TinyZero && python3 -m verl.trainer.main_ppo`: the verl that runs is that checkout's, not shown."""
+    root = tmp_path / "repo"
+    run = f"{cd}python3 -m verl.trainer.main_ppo +trainer.val_before_train=False actor_rollout_ref.rollout.n=4\n"
+    write(root, {"requirements.txt": "verl==0.7.1\n", "scripts/train.sh": run})
+    _, report = lint(root, monkeypatch)
+    assert ("GRPO009" in codes(report, "train.sh")) == judged

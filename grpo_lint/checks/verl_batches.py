@@ -332,6 +332,9 @@ def micro_batch_keys(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     run = _verl(plan)
     if run is None or run.dynamic_bsz:
         return
+    if plan.target.unknown:  # a copy older than any release: only what its own code shows (_floored_micro)
+        yield from _deprecated_micro(plan, run)
+        return
     sections = [("actor", ACTOR, "ppo_micro_batch_size"), (ROLLOUT, ROLLOUT, "log_prob_micro_batch_size")]
     if run.uses_ref:
         sections.append((REF, REF, "log_prob_micro_batch_size"))
@@ -381,6 +384,11 @@ def _deprecated_micro(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
     micro = run.micro
     if micro is None or micro < 1 or setting.span is None or run.micro_per_gpu is not None:
         return  # with the per-GPU form set too, verl stops first on "both set" (reported above)
+    fork = plan.target.fork
+    if plan.target.unknown:
+        if fork is not None and fork.floors_micro and run.strategy != "megatron":
+            yield from _floored_micro(plan, run, setting, micro)
+        return
     raises = plan.target.version >= Version("0.6.0")
     label, mini = setting.key, _name(plan, f"{ACTOR}.ppo_mini_batch_size")
     if run.mini >= 1 and run.mini % micro:
@@ -414,6 +422,25 @@ def _deprecated_micro(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
             fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", need)
             + f" or more, or the per-GPU form {ACTOR}.ppo_micro_batch_size_per_gpu",
         )
+
+
+def _floored_micro(plan: RunPlan, run: VerlRun, setting: Setting, micro: int) -> Iterator[Diagnostic]:
+    """A copy of verl 0.1's code (TinyZero's), older than any release known: its FSDP workers floor the global micro
+    batch to `micro // (GPUs / Ulysses size)`, and its actor's `mini % micro` divides by 0 when that is 0."""
+    per_rank = run.n_gpus // max(run.sp, 1)
+    if per_rank < 1 or micro // per_rank:
+        return
+    package = plan.target.fork.package if plan.target.fork is not None else "verl"
+    yield report(
+        plan,
+        "GRPO111",
+        f"{setting.key} {micro} is a global micro batch, floored per GPU over {_gpus(plan, run)}: the copy of verl in "
+        f"{package}/ divides it to {micro} // {per_rank} = 0 (workers/fsdp_workers.py), and its actor's "
+        '`ppo_mini_batch_size % ppo_micro_batch_size` (workers/actor/dp_actor.py) then raises "ZeroDivisionError: '
+        'integer modulo by zero" at the first policy update, after the models have loaded.',
+        setting,
+        fix=assignment(plan, f"{ACTOR}.ppo_micro_batch_size", per_rank) + " or more (a multiple of it)",
+    )
 
 
 @rule(

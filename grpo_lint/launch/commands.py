@@ -381,7 +381,8 @@ def _program(
             copy = _copy_entry(command, places) if framework == "verl" else None
             if copy is not None:  # the repository's own copy of verl runs: its tree is composed as itself
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
-            return launch._replace(unseen_copy=_unseen_path_folder(command, places))
+            unseen = _unseen_path_folder(command, places) or _unseen_start_folder(first, target, places)
+            return launch._replace(unseen_copy=unseen)
     entry = None if framework_own else _hydra_entry(ran, places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
@@ -558,6 +559,26 @@ def _copy_for(command: Command, places: Places, copies: list[str]) -> str | None
 # The folder a run starts in, as a shell word spells it.
 RUN_DIR = r"(?:\$\(pwd\)|\$\{?PWD\}?|`pwd`)"
 _RUN_DIR_PREFIX = lazy(rf"^{RUN_DIR}(?:/|$)")
+
+
+def _unseen_start_folder(first: str, module: str, places: Places | None) -> str:
+    """Why `python -m verl.trainer.main_ppo` may run a copy the repository does not hold: the script `cd`s first to a
+    folder of another name that it does not hold (`cd ~/TinyZero`), and `python -m` looks for the module in the folder
+    it starts in before the installed packages. "" for a `cd` to the checkout itself (named as the repository's
+    folder), to a folder not written out (`cd $WORK`), for a program run by its path, and where the repository holds
+    the module itself (a fork whose scripts `cd /path/to/workdir`, its own checkout on the cluster)."""
+    if places is None or first not in ("-m", "--module") or not places.lost or not places.lost_to or places.workdir:
+        return ""
+    if places.modules is None or places.modules.module_file(module, 0, "") is not None:
+        return ""
+    parts = [part for part in places.lost_to.replace("\\", "/").split("/") if part not in ("", ".")]
+    name = parts[-1] if parts else ""
+    if not name or "$" in name or "`" in name or name in ("~", "..") or name == places.root.resolve().name:
+        return ""
+    return (
+        f"the script runs it after `cd {places.lost_to}`, a folder the repository does not hold, and `python -m` "
+        "looks there first: the code that runs may be a checkout of another project there"
+    )
 
 
 def _unseen_path_folder(command: Command, places: Places | None) -> str:

@@ -90,11 +90,12 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
         schemas = {"": fields}
     mapped = any(schemas.values())
     groups = _group_keys(root / package) if framework == "verl" else ()
+    floors = framework == "verl" and _floors_micro(root / package)
     # No `__init__.py`: imported under the framework's own name, an installed copy comes first and these files only
     # overlay it (under the repository's own package name, `rubric_rm.verl`, they are what runs: its launches
     # compose the folder's own tree). A copy with no schema of its own is then said to be an overlay (GRPO011).
     overlay = f"{package}/__init__.py" not in present
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay)
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, floors)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
@@ -107,6 +108,20 @@ def _group_keys(package_dir: Path) -> tuple[str, ...]:
     is one member of that prompt's group."""
     text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
     return repeat_keys(text) if text else ()
+
+
+# verl 0.1's ActorRolloutRefWorker.__init__ (`self.config.actor.ppo_micro_batch_size //= (self.device_mesh.shape[0]
+# // ...)`) and DataParallelPPOActor.update_policy (`assert self.config.ppo_mini_batch_size %
+# self.config.ppo_micro_batch_size == 0`), as TinyZero and its forks ship them.
+_FLOORED_MICRO = lazy(r"\.actor\.ppo_micro_batch_size\s*//=\s*\(?\s*self\.device_mesh\.shape\[0\]")
+_MICRO_MODULO = lazy(r"ppo_mini_batch_size\s*%\s*self\.config\.ppo_micro_batch_size\b")
+
+
+def _floors_micro(package_dir: Path) -> bool:
+    """Whether a verl copy floors the global actor micro batch to a per-GPU count and then divides by it unguarded."""
+    workers = _read(package_dir / "workers" / "fsdp_workers.py")
+    actor = _read(package_dir / "workers" / "actor" / "dp_actor.py")
+    return bool(workers and actor and _FLOORED_MICRO.search(workers) and _MICRO_MODULO.search(actor))
 
 
 def repeat_keys(text: str) -> tuple[str, ...]:
