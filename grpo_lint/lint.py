@@ -361,7 +361,12 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     from grpo_lint.launch.runs import never_starts
 
     for launch, run in zip(runs.launches, runs.runs, strict=True):
-        if run is None and launch.role in ("train", "megatron") and not never_starts(script, launch).kind:
+        if (
+            run is None
+            and launch.role in ("train", "megatron")
+            and not launch.easyr1
+            and not never_starts(script, launch).kind
+        ):
             continue  # not a GRPO run grpo-lint checks (`swift rlhf --rlhf_type dpo`, an SFT recipe, Megatron)
         plan = None
         if run is not None:

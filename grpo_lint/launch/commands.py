@@ -84,6 +84,9 @@ class Launch(Record):
     # the repository does not hold (`$PWD/external/Search-R1`, cloned at run time): the copy that runs may be a
     # fork there, with keys and defaults of its own. What the command's PYTHONPATH says, or "".
     unseen_copy: str = ""
+    # EasyR1's entry point (`python3 -m verl.trainer.main config=X key=value`) of the repository's own copy: its
+    # `verl/trainer/main.py`, which builds the config from dataclasses (grpo_lint.launch.easyr1). "" otherwise.
+    easyr1: str = ""
 
 
 # Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`,
@@ -383,6 +386,13 @@ def _program(
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             unseen = _unseen_path_folder(command, places) or _unseen_start_folder(first, target, places)
             return launch._replace(unseen_copy=unseen)
+    if first in ("-m", "--module") and target == "verl.trainer.main" and places is not None:
+        from grpo_lint.launch.easyr1 import easyr1_copy
+
+        main = easyr1_copy(places.modules)
+        if main is not None:  # EasyR1: a config built from the copy's dataclasses, not a Hydra tree
+            launch = _launch(command, "verl", "train", launcher, args, None, None)
+            return launch._replace(entry=target, script=str(places.root / main), easyr1=main)
     entry = None if framework_own else _hydra_entry(ran, places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file

@@ -25,6 +25,7 @@ from grpo_lint.launch.commands import (
     resolve_file,
     written_tail,
 )
+from grpo_lint.launch.easyr1 import launch_problems
 from grpo_lint.launch.openrlhf_files import loaded_file_problems
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
 from grpo_lint.plan import Setting
@@ -182,6 +183,12 @@ def never_starts(script: Script, launch: Launch) -> Stop:
 def _run(
     launch: Launch, script: Script, places: Places, target_for: Callable[[str], Target], result: ScriptRuns
 ) -> Run | None:
+    if launch.easyr1:  # EasyR1's own entry point: its config classes decide (grpo_lint.launch.easyr1)
+        found, _read = launch_problems(
+            launch, places, lambda word: _easyr1_config(word, places, result, script, launch.command)
+        )
+        result.problems.extend(found)
+        return None
     extra, parser, trainer, rewritten = _script_facts(launch, places)
     if launch.framework == "verl":
         before = len(result.problems)
@@ -1077,6 +1084,52 @@ def _read_config(
             Diagnostic("GRPO001", Severity.ERROR, f"cannot read {config}: {message}", "", entry.value_span)
         )
         return {}
+    display = str(path)
+    result.sources[display] = parsed.text
+    return {key: stamp(value, display) for key, value in parsed.entries.items()}
+
+
+def _easyr1_config(
+    word: Word, places: Places, result: ScriptRuns, script: Script, command: Command
+) -> dict[str, Entry] | None:
+    """The YAML file an EasyR1 launch names (`config=examples/config.yaml`), its top-level entries stamped with its
+    path; None when it is not shown (a path not known before launch, after a `cd` not shown, made by the script)."""
+    from grpo_lint.sources import yaml_reader
+
+    written = word.text.partition("=")[2]
+    span = Span(word.span.line, word.span.column + len("config="), word.span.end_line, word.span.end_column)
+    if not word.known or not written:
+        return None
+    path = find_file(written, places)
+    if path is None and (os.path.isabs(written) or written.startswith("~")):
+        # another machine's checkout (`/home/me/EasyR1/examples/config.yaml`): its tail may be the repository's file
+        path = in_checkout(written, places)
+        if path is None:
+            return None
+    if isinstance(path, Outside):
+        result.problems.append(_outside(written, path, places, span))
+        return None
+    if path is None:
+        if places.lost or made_here(script.text, written.rpartition("/")[2], command):
+            return None
+        result.problems.append(
+            Diagnostic(
+                "GRPO001",
+                Severity.ERROR,
+                f"the config file {written} named here is in no folder the run may start in: EasyR1's "
+                "verl.trainer.main stops at start-up (OmegaConf.load: FileNotFoundError).",
+                "",
+                span,
+                key="config",
+                fix="name the file as it is in the repository (a path from where the script is run)",
+            )
+        )
+        return None
+    parsed = yaml_reader.read(path, str(path))
+    if not isinstance(parsed, Document):
+        message = parsed.message if parsed is not None else "it is empty"
+        result.problems.append(Diagnostic("GRPO001", Severity.ERROR, f"cannot read {written}: {message}", "", span))
+        return None
     display = str(path)
     result.sources[display] = parsed.text
     return {key: stamp(value, display) for key, value in parsed.entries.items()}
