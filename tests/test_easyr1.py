@@ -120,8 +120,9 @@ trainer:
 def copy(root: Path, run: str, config: str = YAML, checks: bool = True) -> Path:
     return write(root, {
         "verl/__init__.py": "", "verl/trainer/__init__.py": "", "verl/trainer/main.py": MAIN,
-        "verl/trainer/config.py": TRAINER_CONFIG, "verl/workers/__init__.py": "", "verl/workers/config.py": WORKER_CONFIG,
-        "verl/trainer/ray_trainer.py": RAY_TRAINER if checks else "", "verl/workers/fsdp_workers.py": WORKERS if checks else "",
+        "verl/trainer/config.py": TRAINER_CONFIG, "verl/workers/__init__.py": "",
+        "verl/workers/config.py": WORKER_CONFIG, "verl/trainer/ray_trainer.py": RAY_TRAINER if checks else "",
+        "verl/workers/fsdp_workers.py": WORKERS if checks else "",
         "examples/config.yaml": config, "examples/run.sh": run,
     })  # fmt: skip
 
@@ -147,8 +148,8 @@ def test_a_clean_easyr1_launch_is_read_and_passes(tmp_path, monkeypatch):
         (("worker.rollout.temperature=0",), YAML, [("GRPO201", "run.sh")]),
         (("worker.rollout.top_k=1",), YAML, [("GRPO202", "run.sh")]),
         (("worker.actor.global_batch_size=128", "data.rollout_batch_size=500"), YAML, [("GRPO109", "run.sh")]),
-        (("worker.actor.global_batch_size=1", "worker.rollout.n=2", "trainer.n_gpus_per_node=4", "data.rollout_batch_size=4"),
-         YAML, [("GRPO110", "run.sh")]),  # 1 x 2 responses over 4 GPUs: none per GPU
+        (("worker.actor.global_batch_size=1", "worker.rollout.n=2", "trainer.n_gpus_per_node=4",
+          "data.rollout_batch_size=4"), YAML, [("GRPO110", "run.sh")]),  # 1 x 2 responses over 4 GPUs: none per GPU
     ],
 )  # fmt: skip
 def test_what_easyr1s_entry_point_stops_on(tmp_path, monkeypatch, overrides, config, expected):
