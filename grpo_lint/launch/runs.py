@@ -25,8 +25,6 @@ from grpo_lint.launch.commands import (
     resolve_file,
     written_tail,
 )
-from grpo_lint.launch.easyr1 import launch_problems
-from grpo_lint.launch.openrlhf_files import loaded_file_problems
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
@@ -184,6 +182,8 @@ def _run(
     launch: Launch, script: Script, places: Places, target_for: Callable[[str], Target], result: ScriptRuns
 ) -> Run | None:
     if launch.easyr1:  # EasyR1's own entry point: its config classes decide (grpo_lint.launch.easyr1)
+        from grpo_lint.launch.easyr1 import launch_problems
+
         found, _read = launch_problems(
             launch, places, lambda word: _easyr1_config(word, places, result, script, launch.command)
         )
@@ -199,6 +199,8 @@ def _run(
         flags, unresolved = flag_entries(launch.args)
         document = Document(script.path, script.text, "cli", flags)
         document.entry = launch.entry or ""  # an OpenRLHF trainer under another package name reads its own flags
+        from grpo_lint.launch.openrlhf_files import loaded_file_problems
+
         result.problems.extend(loaded_file_problems(flags, unresolved, places, target_for("openrlhf")))
         return _finish_run(Run(launch, document, unresolved, extra))
     version = target_for(launch.framework).version
