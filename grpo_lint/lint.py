@@ -626,7 +626,6 @@ def lint_python(
             unchecked.append(f"{where}the values of {shown} are computed by the code, not known before launch")
     if not framework_source and workspace is not None and selected("GRPO004", options):
         diagnostics.extend(_grpo_before_release(text, display, options, workspace))
-    if not framework_source and workspace is not None and selected("GRPO004", options):
         diagnostics.extend(_trl_without_warnings_issued(code, text, display, options, workspace))
     if not framework_source and not code.unsloth and selected("GRPO002", options):
         unknown_keywords = _trainer_keywords(code, display)
@@ -706,6 +705,8 @@ def _trl_without_warnings_issued(
     transformers 5.1.0 or later (every version it may be). Not where the code sets `warnings_issued` itself."""
     from packaging.version import Version
 
+    from grpo_lint.workspace.pins import admits_only_from
+
     calls = [c for c in code.trainer_calls if c.span is not None and _from_trl(c.callee, code.index)]
     if not calls or "warnings_issued" in text:
         return []
@@ -717,7 +718,7 @@ def _trl_without_warnings_issued(
         return []
     relative = workspace.modules.relative(display)
     pin = workspace.pins.stated("transformers", relative or display)
-    if pin is None or not pin.requirement or not _only_from(pin.requirement, Version(_WARNINGS_ISSUED_GONE)):
+    if pin is None or not pin.requirement or not admits_only_from(pin.requirement, Version(_WARNINGS_ISSUED_GONE)):
         return []
     trl = f"TRL {target.version}" if len(releases) == 1 else f"TRL {releases[0]}-{releases[-1]}"
     return [
@@ -737,29 +738,6 @@ def _trl_without_warnings_issued(
         )
         for call in calls
     ]
-
-
-def _only_from(requirement: str, first: Any) -> bool:
-    """Whether a specifier admits some version and none before `first` (probed at every version it names, and at
-    the releases just before `first`)."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-    from packaging.version import Version
-
-    try:
-        specifier = SpecifierSet(requirement)
-    except InvalidSpecifier:
-        return False
-    probes = {first, Version("0"), Version("4.0.0"), Version("4.57.6"), Version("5.0.0"), Version("9999")}
-    for spec in specifier:
-        try:
-            named = Version(spec.version.removesuffix(".*"))
-        except ValueError:
-            return False
-        probes.add(named)
-        if named.release:
-            probes.add(Version(".".join(map(str, (*named.release[:-1], max(named.release[-1] - 1, 0))))))
-    admitted = [v for v in probes if specifier.contains(v, prereleases=True)]
-    return bool(admitted) and min(admitted) >= first
 
 
 # transformers' Trainer.train(resume_from_checkpoint, trial, ignore_keys_for_eval): 5.23.0 takes no other keyword;

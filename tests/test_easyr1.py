@@ -231,3 +231,22 @@ def test_easyr1_keys_and_types_agree_with_omegaconf(tmp_path, monkeypatch, overr
     _, report = lint(root, monkeypatch)
     found = {d["code"] for d in report["diagnostics"] if d["code"] in ("GRPO002", "GRPO003")}
     assert found == ({expected} if expected else set())
+
+
+def test_the_fixes_name_the_value_that_works(tmp_path, monkeypatch):
+    root = copy(tmp_path, run_with("worker.actor.global_batch_size=100", "data.rollout_batch_size=500",
+                                   "worker.actor.micro_batch_size_per_device_for_update=3"))  # fmt: skip
+    _, report = lint(root, monkeypatch)
+    fixes = {d["code"]: d["fix"]["message"] for d in report["diagnostics"]}
+    # 100 x 5 responses over 8 GPUs: 62 each, which 3 does not divide; 2 does
+    assert fixes == {"GRPO110": "worker.actor.micro_batch_size_per_device_for_update=2 (a divisor of the 62 "
+                                "responses per GPU)"}  # fmt: skip
+    write(root, {"examples/run.sh": run_with("data.rollout_batch_size=512", "worker.actor.global_batch_size=100")})
+    _, report = lint(root, monkeypatch)
+    fixes = {d["code"]: d["fix"]["message"] for d in report["diagnostics"]}
+    assert fixes["GRPO109"].startswith("worker.actor.global_batch_size=64 ")  # the largest divisor of 512 up to 100
+    write(root, {"examples/run.sh": run_with("data.rollout_batch_size=many")})
+    _, report = lint(root, monkeypatch)
+    assert [d["fix"]["message"] for d in report["diagnostics"]] == [
+        "give `data.rollout_batch_size` an integer (its default is 512)"
+    ]

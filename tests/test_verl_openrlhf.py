@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -572,16 +573,28 @@ def test_verl_advantage_estimator_choices_by_release(tmp_path):
     recipe = verl(algorithm__adv_estimator="dapo").replace("verl.trainer.main_ppo", "recipe.dapo.main_dapo")
     assert "GRPO006" not in verl_codes(recipe)
     # an estimator the repository registers itself (`@register_adv_est("length_grpo")`) is its own
-    (tmp_path / "requirements.txt").write_text("verl==0.9.1\n")
-    (tmp_path / "run.sh").write_text(verl(algorithm__adv_estimator="length_grpo"))
-    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
-    assert "GRPO006" in [d["code"] for d in report["diagnostics"]]
-    (tmp_path / "estimators.py").write_text(
+    before, after = _registering(
+        tmp_path,
+        verl(algorithm__adv_estimator="length_grpo"),
         'from verl.trainer.ppo.core_algos import register_adv_est\n\n\n@register_adv_est("length_grpo")\n'
-        "def length_grpo(token_level_rewards, response_mask, index, config=None):\n    ...\n"
+        "def length_grpo(token_level_rewards, response_mask, index, config=None):\n    ...\n",
     )
-    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
-    assert "GRPO006" not in [d["code"] for d in report["diagnostics"]]
+    assert "GRPO006" in before
+    assert "GRPO006" not in after
+
+
+def _registering(root: Path, launch: str, module: str) -> tuple[list[str], list[str]]:
+    """The codes of a verl 0.9.1 repository's launch before and after it adds a Python module (one that registers a
+    name the launch uses)."""
+    (root / "requirements.txt").write_text("verl==0.9.1\n")
+    (root / "run.sh").write_text(launch)
+    found = []
+    for added in (False, True):
+        if added:
+            (root / "registers.py").write_text(module)
+        report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=root).stdout)
+        found.append([d["code"] for d in report["diagnostics"]])
+    return found[0], found[1]
 
 
 def test_verl_rollout_engine_choices_by_release():
@@ -600,16 +613,14 @@ def test_verl_rollout_engine_choices_by_release():
 
 def test_a_rollout_engine_the_repository_registers_is_its_own(tmp_path):
     """verl-omni adds `_ROLLOUT_REGISTRY[("vllm_omni", "async")] = ...`: the run knows the name."""
-    (tmp_path / "requirements.txt").write_text("verl==0.9.1\n")
-    (tmp_path / "run.sh").write_text(verl(actor_rollout_ref__rollout__name="vllm_omni"))
-    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
-    assert "GRPO006" in [d["code"] for d in report["diagnostics"]]
-    (tmp_path / "plugin.py").write_text(
+    before, after = _registering(
+        tmp_path,
+        verl(actor_rollout_ref__rollout__name="vllm_omni"),
         "from verl.workers.rollout.base import _ROLLOUT_REGISTRY\n\n"
-        '_ROLLOUT_REGISTRY[("vllm_omni", "async")] = "verl.workers.rollout.vllm_rollout.ServerAdapter"\n'
+        '_ROLLOUT_REGISTRY[("vllm_omni", "async")] = "verl.workers.rollout.vllm_rollout.ServerAdapter"\n',
     )
-    report = json.loads(run_cli("--isolated", "--format", "json", ".", cwd=tmp_path).stdout)
-    assert "GRPO006" not in [d["code"] for d in report["diagnostics"]]
+    assert "GRPO006" in before
+    assert "GRPO006" not in after
 
 
 def test_verl_on_policy_distillation_without_task_rewards_needs_no_group():

@@ -158,7 +158,7 @@ def _server_in_the_foreground(script: Script, launches: list[Launch]) -> Iterato
     training before the server as well (a file of runs to copy one by one)."""
     from grpo_lint.launch.commands import in_template_folder
 
-    if in_template_folder(script.path):
+    if in_template_folder(os.path.dirname(script.path)):
         return
     for server in launches:
         command = server.command

@@ -644,10 +644,10 @@ def _missing_module(module: str, places: Places | None) -> bool:
 _TEMPLATE_FOLDERS = frozenset({"examples", "example", "docs", "doc", "templates", "template", "snippets"})
 
 
-def in_template_folder(path: str) -> bool:
-    """Whether a script lies in an examples or documentation folder: its commands may be steps a reader runs one by
-    one (a server on one node, the training on another) or name the reader's own files."""
-    return bool(_TEMPLATE_FOLDERS.intersection(path.replace("\\", "/").lower().split("/")[:-1]))
+def in_template_folder(folder: str) -> bool:
+    """Whether a folder is (or lies in) an examples or documentation folder: a script there may list steps a reader
+    runs one by one (a server on one node, the training on another) or name the reader's own files."""
+    return bool(_TEMPLATE_FOLDERS.intersection(folder.replace("\\", "/").lower().split("/")))
 
 
 def _missing_script(written: str, places: Places) -> bool:
@@ -656,8 +656,7 @@ def _missing_script(written: str, places: Places) -> bool:
     folder that is not written out or that the repository does not hold (a clone, a download)."""
     if places.lost or places.modules is None or not places.modules.complete:
         return False  # where the command runs, or what the repository holds, is not shown
-    inside = os.path.relpath(places.script_dir, places.root).replace(os.sep, "/").lower().split("/")
-    if _TEMPLATE_FOLDERS.intersection(inside):
+    if in_template_folder(os.path.relpath(places.script_dir, places.root)):
         return False  # an example or a documentation snippet: it may name the reader's own script
     if "$" in written or os.path.isabs(written) or ".." in written or "/." in f"/{written}":
         return False

@@ -25,6 +25,7 @@ import ast
 from typing import TYPE_CHECKING, Any
 
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
+from grpo_lint.groups import divisor_near, largest_divisor
 
 if TYPE_CHECKING:
     from grpo_lint.launch.commands import Launch, Places
@@ -137,24 +138,24 @@ def _literal(node: ast.expr) -> Any:
 class Value:
     """A setting of the merged config: its value (None when not known before launch) and where it is written."""
 
-    __slots__ = ("key", "known", "span", "value")
+    __slots__ = ("known", "span", "value")
 
-    def __init__(self, key: str, value: Any, known: bool, span: Span | None) -> None:
-        self.key, self.value, self.known, self.span = key, value, known, span
+    def __init__(self, value: Any, known: bool, span: Span | None) -> None:
+        self.value, self.known, self.span = value, known, span
 
 
-def launch_problems(launch: Launch, places: Places, read_config: Any) -> tuple[list[Diagnostic], bool]:
-    """What EasyR1's entry point stops on, or what makes its groups useless, for this launch; and whether the launch
-    was read (its config file found, or none named). `read_config(path_word) -> dict[str, Entry] | None` reads the
-    YAML file `config=` names (None when it is not shown)."""
+def launch_problems(launch: Launch, places: Places, read_config: Any) -> list[Diagnostic]:
+    """What EasyR1's entry point stops on, or what makes its groups useless, for this launch. `read_config(path_word)
+    -> dict[str, Entry] | None` reads the YAML file `config=` names (None when it is not there or not shown: what the
+    run merges is then not known, and nothing more is said)."""
     modules = places.modules
     main = easyr1_copy(modules)
     if main is None:
-        return [], False
+        return []
     package = main.rsplit("/", 2)[0] if main.count("/") >= 2 else "verl"
     classes = config_classes(modules, package)
     if "PPOConfig" not in classes:
-        return [], False
+        return []
     found: list[Diagnostic] = []
     settings: dict[str, Value] = {}
     config_word = None
@@ -170,16 +171,16 @@ def launch_problems(launch: Launch, places: Places, read_config: Any) -> tuple[l
     if config_word is not None:
         entries = read_config(config_word)
         if entries is None:
-            return found, False  # (missing, said by the reader; or not shown: what the run merges is not known)
+            return found
         _walk_file(entries, classes, "PPOConfig", "", settings, found, package)
     for word, key, value in words:
-        span = Span(word.span.line, word.span.column, word.span.line, word.span.column + len(key))
-        problem = _check_key(key.lstrip("+"), classes, span, package)
-        if problem is not None:
-            found.append(problem)
+        # (`+key=value` is Hydra's: OmegaConf takes `+key` as the key, which no dataclass has)
+        _, unknown = _resolve(key, classes)
+        if unknown is not None:
+            span = Span(word.span.line, word.span.column, word.span.line, word.span.column + len(key))
+            found.append(_unknown_key(*unknown, span, package))
             continue
-        known = word.known
-        settings[key] = Value(key, _cli_value(value) if known else None, known, word.span)
+        settings[key] = Value(_cli_value(value) if word.known else None, word.known, word.span)
     for key, item in settings.items():
         problem = _check_type(key, item, classes, package)
         if problem is not None:
@@ -187,7 +188,7 @@ def launch_problems(launch: Launch, places: Places, read_config: Any) -> tuple[l
     if not any(d.severity is Severity.ERROR for d in found):
         found.extend(_trainer_checks(settings, classes, modules, package))
     # a finding on a line of the config file is that file's
-    return [d._replace(path=d.span.path) if d.span is not None and d.span.path else d for d in found], True
+    return [d._replace(path=d.span.path) if d.span is not None and d.span.path else d for d in found]
 
 
 def _walk_file(
@@ -206,52 +207,42 @@ def _walk_file(
         path = prefix + name
         field = fields.get(name)
         if field is None:
-            found.append(_unknown_key(path, node, entry.key_span, package, fields))
+            found.append(_unknown_key(path, node, fields, entry.key_span, package))
             continue
         if field.kind == "class" and field.node is not None:
             if entry.children:
                 _walk_file(entry.children, classes, field.node, path + ".", settings, found, package)
             continue
-        settings[path] = Value(path, entry.value, True, entry.value_span)
+        settings[path] = Value(entry.value, True, entry.value_span)
 
 
-def _check_key(key: str, classes: dict[str, dict[str, Field]], span: Span, package: str) -> Diagnostic | None:
+def _resolve(
+    key: str, classes: dict[str, dict[str, Field]]
+) -> tuple[Field | None, tuple[str, str, dict[str, Field]] | None]:
+    """The field a dotted key names: (the field, None); (None, (the key up to the part no class has, that class, its
+    fields)) when it names none; (None, None) when a class on the way is not known, or the key goes below a value or
+    a mapping that takes any key."""
     node = "PPOConfig"
     parts = key.split(".")
+    field = None
     for index, part in enumerate(parts):
         fields = classes.get(node)
-        if fields is None:
-            return None
+        if fields is None or (field is not None and field.kind != "class"):
+            return None, None
         field = fields.get(part)
         if field is None:
-            return _unknown_key(".".join(parts[: index + 1]), node, span, package, fields)
-        if field.kind != "class" or field.node is None:
-            return None  # (a value, or a mapping that takes any key below it)
-        node = field.node
-    return None
-
-
-def _field(key: str, classes: dict[str, dict[str, Field]]) -> Field | None:
-    node = "PPOConfig"
-    field = None
-    for part in key.split("."):
-        fields = classes.get(node)
-        if fields is None:
-            return None
-        field = fields.get(part)
-        if field is None:
-            return None
+            return None, (".".join(parts[: index + 1]), node, fields)
         node = field.node or ""
-    return field
+    return field, None
 
 
-def _unknown_key(path: str, node: str, span: Span, package: str, fields: dict[str, Field]) -> Diagnostic:
-    import difflib
+def _unknown_key(path: str, node: str, fields: dict[str, Field], span: Span, package: str) -> Diagnostic:
+    from grpo_lint.frameworks.fields import closest
 
-    name = path.rpartition(".")[2]
-    near = difflib.get_close_matches(name, list(fields), n=1, cutoff=0.75)
-    parent = path.rpartition(".")[0]
-    hint = f" Did you mean `{parent + '.' if parent else ''}{near[0]}`?" if near else ""
+    parent, _, name = path.rpartition(".")
+    near = closest(name, list(fields), cutoff=0.75)
+    near = f"{parent}.{near}" if near and parent else near
+    hint = f" Did you mean `{near}`?" if near else ""
     return Diagnostic(
         "GRPO002",
         Severity.ERROR,
@@ -260,7 +251,9 @@ def _unknown_key(path: str, node: str, span: Span, package: str, fields: dict[st
         "",
         span,
         key=path,
-        fix=f"use `{parent + '.' if parent else ''}{near[0]}`" if near else f"delete `{path}`",
+        fix=f"use `{near}`"
+        if near
+        else f"delete `{path}` (the fields of `{node}` are in {package}/'s config.py files)",
     )
 
 
@@ -268,7 +261,7 @@ _BOOLEANS = frozenset({"true", "false", "yes", "no", "on", "off", "y", "n", "1",
 
 
 def _check_type(key: str, item: Value, classes: dict[str, dict[str, Field]], package: str) -> Diagnostic | None:
-    field = _field(key, classes)
+    field, _ = _resolve(key, classes)
     if field is None or not item.known or item.value is None or item.span is None:
         return None
     value, kind = item.value, field.kind
@@ -295,14 +288,18 @@ def _check_type(key: str, item: Value, classes: dict[str, dict[str, Field]], pac
         return None
     if fits:
         return None
+    wanted = {"int": "an integer", "float": "a number", "bool": "true or false"}[kind]
+    default = f" (its default is {field.default!r})" if field.default is not None else ""
     return Diagnostic(
         "GRPO003",
         Severity.ERROR,
-        f"`{key}: {value!r}` cannot be a {kind} (its field in EasyR1's config classes, the copy in {package}/): "
-        f"OmegaConf stops at start-up with \"ValidationError: Value '{value}' ... could not be converted to {name}\".",
+        f"`{key}: {value!r}` is not {wanted}, which its field of EasyR1's config classes (the copy in {package}/) "
+        f"must be: OmegaConf stops at start-up with \"ValidationError: Value '{value}' ... could not be converted to "
+        f'{name}".',
         "",
         item.span,
         key=key,
+        fix=f"give `{key}` {wanted}{default}",
     )
 
 
@@ -341,7 +338,7 @@ def _trainer_checks(
         item = settings.get(key)
         if item is not None:
             return item.value, item.span, item.known
-        field = _field(key, classes)
+        field, _ = _resolve(key, classes)
         return (field.default if field is not None else None), None, field is not None
 
     found: list[Diagnostic] = []
@@ -425,65 +422,72 @@ def _batch_checks(get: Any, shows: set[str], where: str) -> list[Diagnostic]:
     def at(*keys: str) -> Span:
         return next((values[k][1] for k in keys if values[k][1] is not None), Span.point(1, 1))
 
-    def stop(code: str, message: str, quote: str, span: Span, key: str, fix: str) -> Diagnostic:
+    def stop(code: str, message: str, who: str, quote: str, span: Span, key: str, fix: str) -> Diagnostic:
         return Diagnostic(
-            code, Severity.ERROR, f'{message} {where} stops at start-up with "{quote}"', "", span, key=key, fix=fix
+            code, Severity.ERROR, f'{message} {who} stops at start-up with "{quote}"', "", span, key=key, fix=fix
         )
 
+    workers = "EasyR1's FSDP workers"
     if "actor_global" in shows and rollout % actor:
         found.append(
             stop(
                 "GRPO109",
                 f"data.rollout_batch_size {rollout} is not a multiple of worker.actor.global_batch_size {actor}.",
+                where,
                 "Rollout batch size must be divisible by actor global batch size.",
                 at("worker.actor.global_batch_size", "data.rollout_batch_size"),
                 "worker.actor.global_batch_size",
-                "worker.actor.global_batch_size: a divisor of data.rollout_batch_size",
+                f"worker.actor.global_batch_size={largest_divisor(rollout, actor)} (a divisor of "
+                f"data.rollout_batch_size {rollout})",
             )
         )
-    if "experience" in shows and (rollout * n) % experience:
+    responses = rollout * n
+    if "experience" in shows and responses % experience:
         found.append(
             stop(
                 "GRPO108",
-                f"data.rollout_batch_size {rollout} x worker.rollout.n {n} = {rollout * n} responses is not a multiple "
+                f"data.rollout_batch_size {rollout} x worker.rollout.n {n} = {responses} responses is not a multiple "
                 f"of worker.actor.micro_batch_size_per_device_for_experience {experience}.",
+                where,
                 "Rollout batch size * rollout.n must be divisible by actor micro batch size for experience.",
                 at("worker.actor.micro_batch_size_per_device_for_experience", "data.rollout_batch_size"),
                 "worker.actor.micro_batch_size_per_device_for_experience",
-                "worker.actor.micro_batch_size_per_device_for_experience: a divisor of the responses per step",
+                f"worker.actor.micro_batch_size_per_device_for_experience={divisor_near(responses, experience)} (a "
+                f"divisor of the {responses} responses per step)",
             )
         )
     world = per_node * nodes
     groups = world // ulysses
     if groups < 1:
         return found
-    global_batch = actor * n if n > 1 else actor
-    per_device = global_batch // groups
+    factor = n if n > 1 else 1  # (the workers multiply the global batch by rollout.n when it is above 1)
+    per_device = actor * factor // groups
     if "per_device" in shows and per_device == 0:
         found.append(
-            Diagnostic(
+            stop(
                 "GRPO110",
-                Severity.ERROR,
-                f"worker.actor.global_batch_size {actor} x worker.rollout.n {n} = {global_batch} responses per update, "
-                f"over {world} GPUs (Ulysses size {ulysses}), is less than one per GPU. EasyR1's FSDP workers stop at "
-                'start-up with "actor global batch size * ulysses size must be larger than num gpus."',
-                "",
+                f"worker.actor.global_batch_size {actor} x worker.rollout.n {n} = {actor * factor} responses per "
+                f"update, over {world} GPUs (Ulysses size {ulysses}), is less than one per GPU.",
+                workers,
+                "actor global batch size * ulysses size must be larger than num gpus.",
                 at("worker.actor.global_batch_size", "trainer.n_gpus_per_node"),
-                key="worker.actor.global_batch_size",
+                "worker.actor.global_batch_size",
+                f"worker.actor.global_batch_size={-(-groups // factor)} or more",
             )
         )
     elif "update" in shows and per_device % update:
         found.append(
-            Diagnostic(
+            stop(
                 "GRPO110",
-                Severity.ERROR,
                 f"worker.actor.global_batch_size {actor} x worker.rollout.n {n} over {groups} GPU groups gives "
                 f"{per_device} responses per GPU, which worker.actor.micro_batch_size_per_device_for_update {update} "
-                "does not divide. EasyR1's FSDP workers stop at start-up with \"actor global batch size per device "
-                'must be divisible by the micro batch size."',
-                "",
+                "does not divide.",
+                workers,
+                "actor global batch size per device must be divisible by the micro batch size.",
                 at("worker.actor.micro_batch_size_per_device_for_update", "worker.actor.global_batch_size"),
-                key="worker.actor.micro_batch_size_per_device_for_update",
+                "worker.actor.micro_batch_size_per_device_for_update",
+                f"worker.actor.micro_batch_size_per_device_for_update={largest_divisor(per_device, update)} (a divisor "
+                f"of the {per_device} responses per GPU)",
             )
         )
     return found

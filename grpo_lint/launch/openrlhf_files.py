@@ -104,29 +104,29 @@ def _lacking(entry: Entry, written: str, file: Path, agent: bool, places: Places
         return Diagnostic("GRPO508", Severity.ERROR, message, "", entry.value_span, key=entry.key, fix=fix)
     if "AgentExecutor" in names and "step" in names:
         return None
-    if "AgentExecutor" in names or "step" in names:
+    executor = (
+        "an `AgentExecutor` class (a subclass of `openrlhf.utils.agent.AgentExecutorBase`), which OpenRLHF 0.9.0 on "
+        "take from the file (0.9.1 on assert it when the vLLM engines start: `AssertionError: Agent module must "
+        "contain AgentExecutor class`)"
+    )
+    step = (
+        "a `step` function, which OpenRLHF 0.8.x take when the first agent starts (`AttributeError: module 'step' "
+        "has no attribute 'step'`)"
+    )
+    if "AgentExecutor" not in names and "step" not in names:
+        wanted = "AgentExecutor"
+        message = f"`{entry.key}` names {shown}, which defines neither {executor} nor {step}: no release runs it."
+    else:
         if target.unknown or target.uncertain or target.foreign:
             return None  # (either may be what the release that runs takes)
         wanted = _agent_name(target.version)
         if wanted in names:
             return None
-        release = f"OpenRLHF {target.version}"
-    else:
-        wanted, release = "", "no release of OpenRLHF"
-    if wanted == "step":
-        how = (
-            f"a `step` function: {release} takes `agent_module.step` when the first agent starts, and stops with "
-            "`AttributeError: module 'step' has no attribute 'step'` (an `AgentExecutor` class is what 0.9.0 on take)"
+        has = "`step` is what 0.8.x take" if wanted == "AgentExecutor" else "`AgentExecutor` is what 0.9.0 on take"
+        message = (
+            f"`{entry.key}` names {shown}, which defines no {executor if wanted == 'AgentExecutor' else step}; the run "
+            f"has OpenRLHF {target.version}, and the file's {has}."
         )
-    else:
-        how = (
-            "`AgentExecutor` class (a subclass of `openrlhf.utils.agent.AgentExecutorBase`), which OpenRLHF 0.9.0 on "
-            "take from it (0.9.1 on assert it when the vLLM engines start: `AssertionError: Agent module must contain "
-            "AgentExecutor class`)"
-        )
-        how += "" if wanted else ", nor the `step` function 0.8.x take: no release runs it"
-        wanted = wanted or "AgentExecutor"
-    message = f"`{entry.key}` names {shown}, which defines no {how}."
     fix = f"name the agent file that defines `{wanted}`, or define it in {relative}"
     return Diagnostic("GRPO508", Severity.ERROR, message, "", entry.value_span, key=entry.key, fix=fix)
 

@@ -184,7 +184,7 @@ def _run(
     if launch.easyr1:  # EasyR1's own entry point: its config classes decide (grpo_lint.launch.easyr1)
         from grpo_lint.launch.easyr1 import launch_problems
 
-        found, _read = launch_problems(
+        found = launch_problems(
             launch, places, lambda word: _easyr1_config(word, places, result, script, launch.command)
         )
         result.problems.extend(found)
@@ -1050,8 +1050,6 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
 def _read_config(
     entry: Entry, config: str | None, places: Places, result: ScriptRuns, script: Script, command: Command
 ) -> dict[str, Entry]:
-    from grpo_lint.sources import yaml_reader
-
     if config is None:
         return {}
     written = written_config(script, config, command.line)
@@ -1059,15 +1057,8 @@ def _read_config(
         if isinstance(written, str):
             return {}  # (its content is known only when the script runs)
         return dict(written.entries)
-    path = find_file(config, places)
-    if isinstance(path, Outside):
-        result.problems.append(_outside(config, path, places, entry.value_span))
-        return {}
-    if path is None and made_here(script.text, config.rpartition("/")[2], command):
-        return {}  # the script makes or fetches it before the run (`cp`, `wget`, `python make.py > x.yaml`): not shown
-    if path is None and places.lost:
-        return {}  # run after a `cd` to a folder the repository does not show: where the path starts is not known
-    if path is None:
+    path = _find_config(config, entry.value_span, places, result, script, command)
+    if path == _MISSING:
         result.problems.append(
             Diagnostic(
                 "GRPO001",
@@ -1078,14 +1069,50 @@ def _read_config(
                 entry.value_span,
             )
         )
+    if not isinstance(path, Path):
         return {}
+    return _config_entries(path, config, entry.value_span, result) or {}
+
+
+_MISSING = "missing"  # (a config file the repository shows is not there)
+
+
+def _find_config(
+    written: str,
+    span: Span,
+    places: Places,
+    result: ScriptRuns,
+    script: Script,
+    command: Command,
+    by_tail: bool = False,
+) -> Path | str | None:
+    """The repository file a launch names as its config; _MISSING when the repository shows it is not there; None when
+    that is not shown (made by the script, after a `cd` not shown) or it lies outside the repository (said here).
+    `by_tail`: a path of another machine's checkout (`/home/me/EasyR1/examples/config.yaml`) is looked up by its
+    tail, and is never missing."""
+    path = find_file(written, places)
+    if path is None and by_tail and (os.path.isabs(written) or written.startswith("~")):
+        return in_checkout(written, places)
+    if isinstance(path, Outside):
+        result.problems.append(_outside(written, path, places, span))
+        return None
+    if path is None:
+        if made_here(script.text, written.rpartition("/")[2], command) or places.lost:
+            return None  # the script makes or fetches it (`cp`, `wget`), or where the path starts is not known
+        return _MISSING
+    return path
+
+
+def _config_entries(path: Path, written: str, span: Span, result: ScriptRuns) -> dict[str, Entry] | None:
+    """A config file's top-level entries, their spans naming the file, which the script's results then hold; None when
+    it does not parse (said here)."""
+    from grpo_lint.sources import yaml_reader
+
     parsed = yaml_reader.read(path, str(path))
     if not isinstance(parsed, Document):
         message = parsed.message if parsed is not None else "it is empty"
-        result.problems.append(
-            Diagnostic("GRPO001", Severity.ERROR, f"cannot read {config}: {message}", "", entry.value_span)
-        )
-        return {}
+        result.problems.append(Diagnostic("GRPO001", Severity.ERROR, f"cannot read {written}: {message}", "", span))
+        return None
     display = str(path)
     result.sources[display] = parsed.text
     return {key: stamp(value, display) for key, value in parsed.entries.items()}
@@ -1094,26 +1121,14 @@ def _read_config(
 def _easyr1_config(
     word: Word, places: Places, result: ScriptRuns, script: Script, command: Command
 ) -> dict[str, Entry] | None:
-    """The YAML file an EasyR1 launch names (`config=examples/config.yaml`), its top-level entries stamped with its
-    path; None when it is not shown (a path not known before launch, after a `cd` not shown, made by the script)."""
-    from grpo_lint.sources import yaml_reader
-
+    """The YAML file an EasyR1 launch names (`config=examples/config.yaml`), its top-level entries; None when it is not
+    shown (a path not known before launch, after a `cd` not shown, made by the script) or not there (said here)."""
     written = word.text.partition("=")[2]
     span = Span(word.span.line, word.span.column + len("config="), word.span.end_line, word.span.end_column)
     if not word.known or not written:
         return None
-    path = find_file(written, places)
-    if path is None and (os.path.isabs(written) or written.startswith("~")):
-        # another machine's checkout (`/home/me/EasyR1/examples/config.yaml`): its tail may be the repository's file
-        path = in_checkout(written, places)
-        if path is None:
-            return None
-    if isinstance(path, Outside):
-        result.problems.append(_outside(written, path, places, span))
-        return None
-    if path is None:
-        if places.lost or made_here(script.text, written.rpartition("/")[2], command):
-            return None
+    path = _find_config(written, span, places, result, script, command, by_tail=True)
+    if path == _MISSING:
         result.problems.append(
             Diagnostic(
                 "GRPO001",
@@ -1126,15 +1141,7 @@ def _easyr1_config(
                 fix="name the file as it is in the repository (a path from where the script is run)",
             )
         )
-        return None
-    parsed = yaml_reader.read(path, str(path))
-    if not isinstance(parsed, Document):
-        message = parsed.message if parsed is not None else "it is empty"
-        result.problems.append(Diagnostic("GRPO001", Severity.ERROR, f"cannot read {written}: {message}", "", span))
-        return None
-    display = str(path)
-    result.sources[display] = parsed.text
-    return {key: stamp(value, display) for key, value in parsed.entries.items()}
+    return _config_entries(path, written, span, result) if isinstance(path, Path) else None
 
 
 def _outside(named: str, found: Outside, places: Places, span: Span) -> Diagnostic:

@@ -39,6 +39,8 @@ import stat
 import sys
 from typing import TYPE_CHECKING, TypeVar
 
+from grpo_lint.sources.reading import read_file
+
 if TYPE_CHECKING:
     from grpo_lint.sources.document import ReadProblem
     from grpo_lint.sources.python_code import PythonFile
@@ -85,8 +87,8 @@ class _Cache:
         self.asked: dict[bytes, set[bytes]] = {}  # slot -> keys: the texts each file was asked for with
         for name in sorted(os.listdir(folder)):
             if name.startswith(tag + ".") and name.endswith(".pack") and re.match(_PACK, name):
-                data = _read_regular(os.path.join(folder, name), MAX_PACK_BYTES)
-                if data is not None and data.startswith(_MAGIC):
+                data = read_file(os.path.join(folder, name), MAX_PACK_BYTES, links=False)
+                if isinstance(data, bytes) and data.startswith(_MAGIC):
                     self.packs.append(name)
                     self._index(memoryview(data))
 
@@ -295,25 +297,6 @@ def _open() -> _Cache | None:
     except (OSError, ValueError):
         _cache = None
     return _cache
-
-
-def _read_regular(path: str, limit: int) -> bytes | None:
-    """A regular file's bytes (never through a link, never blocking on a FIFO), or None past `limit` bytes."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        facts = os.fstat(descriptor)
-        if not stat.S_ISREG(facts.st_mode) or facts.st_size > limit:
-            return None
-        with os.fdopen(descriptor, "rb", closefd=False) as stream:
-            data = stream.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    return data if len(data) <= limit else None
 
 
 def _build_name() -> str:

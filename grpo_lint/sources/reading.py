@@ -54,12 +54,15 @@ def is_folder(path: Path | str) -> bool:
         return False
 
 
-def _open_regular(path: Path | str) -> tuple[int, int] | ReadProblem:
+def _open_regular(path: Path | str, links: bool = True) -> tuple[int, int] | ReadProblem:
     """A descriptor and the size of a regular file, else why not. Opened non-blocking (opening a
     FIFO never waits for a writer) and checked with fstat on the descriptor, so what is read is what
-    was checked."""
+    was checked. `links=False`: a symbolic link is not followed (it is not read)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    if not links:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except IsADirectoryError:
         return ReadProblem("is a directory, not a file")
     except (OSError, ValueError) as exc:
@@ -82,16 +85,19 @@ def _open_regular(path: Path | str) -> tuple[int, int] | ReadProblem:
     return fd, info.st_size
 
 
-def read_file(path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None = None) -> bytes | ReadProblem:
+def read_file(
+    path: Path | str, limit: int = MAX_FILE_BYTES, within: Path | None = None, links: bool = True
+) -> bytes | ReadProblem:
     """The bytes of a regular file of at most `limit` bytes, else why not. With `within`, a file that
-    lies outside that folder once symlinks are followed is not opened."""
+    lies outside that folder once symlinks are followed is not opened; with `links=False`, a symbolic link is not
+    followed at all."""
     if within is not None and not inside(path, within):
         return ReadProblem("is outside the repository (a symlink leading out of it); not read")
     if _OVERLAY:
         replaced = _OVERLAY.get(os.path.realpath(path))
         if replaced is not None:
             return replaced if len(replaced) <= limit else too_large(len(replaced), limit)
-    opened = _open_regular(path)
+    opened = _open_regular(path, links)
     if isinstance(opened, ReadProblem):
         return opened
     fd, size = opened

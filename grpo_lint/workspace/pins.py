@@ -272,19 +272,36 @@ def _bounded(framework: str, pin: Pin | None, bound: Pin) -> Pin | None:
 def _candidates(requirement: str, minimums) -> list[Version] | None:  # type: ignore[no-untyped-def]
     """Versions of the bounding package its specifier admits, enough to tell which minimums it meets:
     the minimums themselves, the versions the specifier names, and one past every release."""
+    return _admitted(requirement, {*minimums.values, Version("9999")})
+
+
+def _admitted(requirement: str, probes: set[Version], neighbours: bool = False) -> list[Version] | None:
+    """Which of `probes` and of the versions the specifier names it admits (with `neighbours`, also the releases just
+    below and just past each version named: `<5.1` admits 5.0, `>5.0.0` admits 5.0.1); None when it is not a
+    specifier."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:
         specifier = SpecifierSet(requirement)
     except InvalidSpecifier:
         return None
-    probes = {*minimums.values, Version("9999")}
+    probes = set(probes)
     for spec in specifier:
         try:
-            probes.add(Version(spec.version.removesuffix(".*")))
+            named = Version(spec.version.removesuffix(".*"))
         except (InvalidVersion, ValueError):
             return None
+        probes.add(named)
+        if neighbours and named.release:
+            *head, last = named.release
+            probes.update(Version(".".join(map(str, (*head, n)))) for n in (max(last - 1, 0), last + 1))
     return [v for v in probes if specifier.contains(v, prereleases=True)]
+
+
+def admits_only_from(requirement: str, first: Version) -> bool:
+    """Whether a requirement's specifier (`==5.6.0`, `>=5.1`) admits some version and none before `first`."""
+    admitted = _admitted(requirement, {first, Version("0"), Version("9999")}, neighbours=True)
+    return bool(admitted) and min(admitted) >= first
 
 
 def _rank(pin: Pin) -> tuple[int, int, int, int, str]:
@@ -556,17 +573,14 @@ def _install_lines(text: str) -> Lines:
     index = 0
     while index < len(lines):
         first = index
-        while lines[index].rstrip().endswith("\\") and index + 1 < len(lines) and index - first < 200:
-            index += 1
+        index = _continued_to(lines, first)
         block = lines[first : index + 1]
         index += 1
         line = block[0]
         if "install" not in line or line.lstrip().startswith("#"):
             continue
-        if len(block) == 1:
-            commands = [line]
-        else:  # (`pip install -e . && \\` then `pip install git+...`: each command in turn)
-            commands = _COMMANDS.split(" ".join(part.rstrip().removesuffix("\\") for part in block))
+        # (`pip install -e . && \\` then `pip install git+...`: each command of a continued block in turn)
+        commands = [line] if len(block) == 1 else _COMMANDS.split(_joined(block))
         for command in commands:
             items = _install_arguments(command)
             kind = REPLACES if project_installed else INSTALL
@@ -578,6 +592,20 @@ def _install_lines(text: str) -> Lines:
 
 
 _COMMANDS = lazy(r"&&|\|\||;")
+_MAX_CONTINUED = 200  # lines one command may run over (`pip install \` then one requirement per line)
+
+
+def _continued_to(lines: list[str], first: int) -> int:
+    """The index of the last line of the command that starts at `first`, over every line that ends in `\\`."""
+    last = first
+    while lines[last].rstrip().endswith("\\") and last + 1 < len(lines) and last - first < _MAX_CONTINUED:
+        last += 1
+    return last
+
+
+def _joined(block: list[str]) -> str:
+    """A command continued over lines, as one line."""
+    return " ".join(part.rstrip().removesuffix("\\") for part in block)
 
 
 def _installs_the_project(item: str) -> bool:
@@ -614,10 +642,7 @@ def _notebook(text: str) -> Lines:
         for offset, line in enumerate(source, 1):
             if "install" in line and line.lstrip().startswith(("!", "%")):
                 # (`%pip install --upgrade \` then one requirement per line: the command is read whole)
-                end = offset
-                while source[end - 1].rstrip().endswith("\\") and end < len(source) and end - offset < 200:
-                    end += 1
-                whole = " ".join(part.rstrip().removesuffix("\\") for part in source[offset - 1 : end])
+                whole = _joined(source[offset - 1 : _continued_to(source, offset - 1) + 1])
                 lines.extend((f"cell {cell.number}:{offset}", item, INSTALL) for item in _install_arguments(whole))
     return lines
 
