@@ -104,6 +104,13 @@ def test_renamed_keys_and_flags_of_the_target_version(tmp_path):
     done = run_cli("swift.yaml", "--fix", "--world-size", "8", "--target", "swift==3.10.0", cwd=tmp_path)
     assert swift.read_text() == "rlhf_type: grpo\nnum_generations: 8\nvllm_tensor_parallel_size: 2\nvllm_device: auto\n"
     assert done.returncode == 1 and "vllm_device" in done.stdout
+    # A successor that arrives after the target release is no rename there: TRL 0.18.0 removed
+    # vllm_max_model_len, and vllm_max_model_length only came in 0.26.0.
+    early = write(tmp_path, "early.yaml", "num_generations: 8\nvllm_max_model_len: 2048\n")
+    done = run_cli("early.yaml", "--fix", "--world-size", "8", "--target", "trl==0.18.0", cwd=tmp_path)
+    assert early.read_text() == "num_generations: 8\nvllm_max_model_len: 2048\n"
+    assert "its successor `vllm_max_model_length` only arrives in TRL 0.26.0" in done.stdout
+    assert "upgrade to TRL >= 0.26.0 and set `vllm_max_model_length`" in done.stdout
     # OpenRLHF 0.10.1 flags rewritten for 0.11.2 in one fix.
     script = write(
         tmp_path,

@@ -563,11 +563,16 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
             )
             continue
         if finding.status == "removed":
-            message = f"`{key}` was removed in {plan.target.framework_name} {spec.removed}"
+            name = plan.target.framework_name
+            message = f"`{key}` was removed in {name} {spec.removed}"
             replacement = spec.replacement or finding.suggestion
-            if _renamed_only(plan, spec):
-                fixes = rename(finding.entry, spec.replacement or "")
-            if replacement:
+            later = _successor_since(plan, replacement)
+            if later is not None:  # the new name arrives after the target: nothing takes the value at this release
+                fix = f"delete `{key}`, or upgrade to {name} >= {later} and set `{replacement}`"
+                message += f"; its successor `{replacement}` only arrives in {name} {later}"
+            elif replacement:
+                if _renamed_only(plan, spec):
+                    fixes = rename(finding.entry, spec.replacement or "")
                 fix = f"rename `{key}` to `{replacement}`"
                 message += f"; it is now `{replacement}`"
             else:
@@ -705,6 +710,21 @@ def _entry_reads(plan: RunPlan, key: str) -> bool:
         return True
     legacy = plan.document.entries.get("trainer.use_legacy_worker_impl")
     return not (legacy is not None and str(legacy.value) == "disable" and plan.target.version >= Version("0.7.0"))
+
+
+def _successor_since(plan: RunPlan, replacement: str | None) -> str | None:
+    """The release a removed key's successor arrives in, when that is after the target (TRL removed
+    `vllm_max_model_len` in 0.18.0 and added `vllm_max_model_length` in 0.26.0): renaming would not help there."""
+    if not replacement or replacement in plan.specs or plan.framework not in ("trl", "swift"):
+        return None
+    if plan.framework == "trl":
+        from grpo_lint.frameworks.trl.fields import trl_table as table
+    else:
+        from grpo_lint.frameworks.swift.fields import swift_table as table
+    new = table().get(replacement)
+    if new is None or new.since is None or plan.target.version >= Version(new.since):
+        return None
+    return new.since
 
 
 def _renamed_only(plan: RunPlan, spec: FieldSpec) -> bool:
