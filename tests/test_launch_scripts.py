@@ -271,6 +271,38 @@ def test_a_bash_c_string_a_job_submitter_hands_on_is_read_as_commands():
     assert not [c for c in parse(printed, "s.sh").commands if c.inner]
 
 
+def test_a_bash_c_string_after_a_task_starters_options_is_read_as_commands():
+    """open-r1's train.slurm: `srun $SRUN_ARGS bash -c "$LAUNCHER $CMD"`, both variables the script's own. The words
+    come from the variables, so each is placed at the string, not at a column its text does not have there."""
+    text = (
+        'LAUNCH="swift rlhf --rlhf_type grpo"\nARGS=" \\\n  --num_generations 1\n  "\n'
+        'SRUN_ARGS="--wait=60 --nodes=1"\nsrun $SRUN_ARGS bash -c "$LAUNCH $ARGS" 2>&1\n'
+    )
+    inner = [c for c in parse(text, "s.sh").commands if c.inner]
+    assert [w.text for w in inner[0].words] == ["swift", "rlhf", "--rlhf_type", "grpo", "--num_generations", "1"]
+    assert {(w.span.line, w.span.column) for w in inner[0].words} == {(6, 25)}
+    assert "GRPO101" in codes(text)
+    assert "GRPO101" not in codes(text.replace("--num_generations 1", "--num_generations 4"))
+    assert not [c for c in parse(text.replace("srun $SRUN_ARGS", "echo"), "s.sh").commands if c.inner]
+
+
+def test_a_command_built_in_a_variable_and_run_by_eval_is_read():
+    """`eval ${COMMAND}` (Logic-RL's curriculum scripts): bash joins eval's words and reads them as commands of the
+    script itself, which sees every variable, exported or not."""
+    text = (
+        'BASE="algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=1"\nfor ppl in 3 4; do\n'
+        '  COMMAND="python3 -m verl.trainer.main_ppo ${BASE} data.train_files=d/${ppl}.parquet $@"\n'
+        "  eval ${COMMAND}\ndone\n"
+    )
+    (inner,) = [c for c in parse(text, "s.sh").commands if c.inner]
+    assert [w.text for w in inner.words][:5] == [
+        "python3", "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=grpo", "actor_rollout_ref.rollout.n=1",
+    ]  # fmt: skip
+    assert inner.line == 4 and inner.words[-1].unknown  # `$@`: the script's arguments
+    assert "GRPO101" in codes(text, "--target verl==0.7.0")
+    assert "GRPO101" not in codes(text.replace("rollout.n=1", "rollout.n=4"), "--target verl==0.7.0")
+
+
 def test_cut_off_hydra_overrides_and_commands_with_their_environment_on_another_line():
     verl = "python3 -m verl.trainer.main_ppo \\\n  a.b=1 \\\n  # c.d=2 \\\n  # e.f=3 \\\n  trainer.nnodes=2\n"
     (cut,) = parse(verl, "s.sh").cutoffs

@@ -35,6 +35,8 @@ _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEP = "\x00"  # between the elements of "${ARRAY[@]}": always a field break, even inside quotes
 _NOTHING = "\x01"  # "${ARRAY[@]}" of an empty array: no word at all, unless other text joins it
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+# Programs that run the command written after their own options (`srun --nodes=2 bash -c '...'`).
+_RUNS_COMMAND = frozenset({"srun", "nohup", "timeout", "env", "exec", "stdbuf", "nice", "setsid", "time", "mpirun"})
 # Bounds (hostile input must not make the reader slow or deep):
 _MAX_NESTING = 24  # ${A:-${B:-...}} / bash -c inside bash -c / $(( (((...))) )) levels
 _MAX_VALUE = 65_536  # characters of one variable's value; longer values are treated as unknown
@@ -1357,10 +1359,23 @@ class _Lexer:
         rest of its words to another program (`ray job submit --address=... -- bash -c '...'`)."""
         words = command.words
         program = words[0].text.rsplit("/", 1)[-1]
+        visible = {name: self.variables[name] for name in self.exported if name in self.variables}
         if program == "tmux":
             string = _tmux_command(words)
+        elif program == "eval":
+            # `eval "$CMD"`, `eval ${COMMAND}`: its words joined by spaces, read as commands of this shell (which sees
+            # every variable, exported or not)
+            if len(words) < 2:
+                return
+            first, last = words[1], words[-1]
+            span = Span(first.span.line, first.span.column, last.span.end_line, last.span.end_column)
+            string = Word(" ".join(w.text for w in words[1:]), span, tuple(n for w in words[1:] for n in w.unknown))
+            visible = dict(self.variables)
         else:
-            if program not in _SHELLS:
+            if program in _RUNS_COMMAND:  # `srun [options] bash -c '...'`, `nohup bash -c '...'`
+                shell = next((i for i, w in enumerate(words) if w.text.rsplit("/", 1)[-1] in _SHELLS), None)
+                words = words[shell:] if shell is not None else ()
+            elif program not in _SHELLS:
                 rest = next((i for i, w in enumerate(words) if w.text == "--"), None)
                 if rest is None:
                     return
@@ -1374,11 +1389,14 @@ class _Lexer:
         # (A string with parts not known before launch, `"cd $REPO && $CMD"`, is read too: bash expands it, then reads
         # it as commands; what stays unknown is written there as `$NAME`, which the reading below finds unknown again.)
         origin = (string.span.line, string.span.column + 1)
-        exported = {name: self.variables[name] for name in self.exported if name in self.variables}
-        inner = _Lexer(string.text, exported, {}, origin, self.level + 1, self.budget)
+        inner = _Lexer(string.text, visible, {}, origin, self.level + 1, self.budget)
         inner.exported = set(self.exported)
         inner.run()
-        if string.span.end_line - string.span.line != string.text.count("\n"):
+        if (
+            program == "eval"
+            or string.span.end_line - string.span.line != string.text.count("\n")
+            or (self.level == 0 and self._expanded(string))
+        ):
             # `\` continuations inside the quotes, which bash removes: where a word of the string stands in the file
             # is not known from its text, so each is placed at the whole string
             spanned = string.span
@@ -1389,6 +1407,13 @@ class _Lexer:
             return
         self.commands.extend(c._replace(inner=True) for c in inner.commands)
         self.cutoffs.extend(inner.cutoffs)
+
+    def _expanded(self, word: Word) -> bool:
+        """Whether a word's text came (in part) from an expansion (`"$LAUNCHER $CMD"`): then where each of its
+        characters stands in the file is not known from the text."""
+        span = word.span
+        written = self.text[self.offset(span.line, span.column) : self.offset(span.end_line, span.end_column)]
+        return "$" in written or "`" in written
 
     def declare(self, words: tuple[Word, ...] | list[Word], exported: bool) -> None:
         for word in words:
