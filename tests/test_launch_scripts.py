@@ -520,6 +520,31 @@ def test_flag_forms_lists_switches_and_negative_numbers():
     assert [d.code for d in result.diagnostics] == ["GRPO403"]
 
 
+def test_a_gym_environments_reward_is_one_more_weight_from_ms_swift_4_3():
+    """`--use_gym_env true` with vLLM appends `gym_reward` to the rewards the weights are compared with (ms-swift
+    4.3.0 on); 4.2 compares them with the reward functions only. In server mode without the flag, the rollout
+    server decides, so either count stands."""
+    text = (
+        "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --reward_funcs accuracy format --reward_weights 1 1 0.5 "
+        "--use_gym_env true --gym_env my_env --use_vllm true --vllm_mode colocate --num_generations 4\n"
+    )
+
+    def weights(text: str, target: str) -> list[str]:
+        return [d.message for d in script(text, f"--target swift=={target}").diagnostics if d.code == "GRPO403"]
+
+    assert weights(text, "4.6.0") == []
+    assert weights(text, "4.3.0") == []
+    (older,) = weights(text, "4.2.0")
+    assert "3 weights but there are 2 reward sources" in older
+    (off,) = weights(text.replace("--use_gym_env true", "--use_gym_env false"), "4.6.0")
+    assert "there are 2 reward sources" in off
+    assert weights(text.replace("--use_vllm true", "--use_vllm false"), "4.6.0") != []  # no vLLM: no gym env
+    server = text.replace("--use_gym_env true ", "").replace("colocate", "server")
+    assert weights(server, "4.6.0") == [] and weights(server.replace(" 0.5", ""), "4.6.0") == []
+    (four,) = weights(text.replace(" 0.5", " 0.5 2"), "4.6.0")
+    assert "there are 3 reward sources (2 in --reward_funcs + 1 from use_gym_env's reward)" in four
+
+
 def test_unresolved_values_are_reported_once_and_not_validated():
     result = script(
         "NPROC_PER_NODE=4 swift rlhf --rlhf_type grpo --num_generations $N --per_device_train_batch_size 8\n"

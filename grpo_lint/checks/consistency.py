@@ -265,6 +265,13 @@ def reward_weights_length(plan: RunPlan, options: Options) -> Iterator[Diagnosti
         given = _as_list(plan.value("reward_model"))
         extra = min(len(given), 1) if plan.target.version < Version("3.5.0") else len(given)
         models = "reward_model"
+        gym = _gym_reward(plan)
+        if gym is None:  # the rollout server decides whether the gym's reward is a column: either count stands
+            if len(_as_list(weights.value)) == n_funcs + extra + 1:
+                return
+        elif gym:
+            extra += 1
+            models = f"{models} and the gym environment's reward (use_gym_env)" if given else "use_gym_env's reward"
     n_weights = len(_as_list(weights.value))
     if n_weights == n_funcs + extra:
         return
@@ -278,6 +285,22 @@ def reward_weights_length(plan: RunPlan, options: Options) -> Iterator[Diagnosti
         weights,
         fix=f"give {weights.key} exactly {n_funcs + extra} values, in the order of {funcs.key}",
     )
+
+
+def _gym_reward(plan: RunPlan) -> bool | None:
+    """Whether ms-swift counts a gym environment's total reward as one more reward column, which the weights must
+    cover: from 4.3.0 on `use_gym_env` appends `gym_reward` to the names the weights are compared with
+    (swift/rlhf_trainers/grpo_trainer.py; 4.0-4.2 compared with the reward functions only). It is read only with
+    vLLM (`_prepare_vllm` returns before it otherwise). None when the repository does not say: `gym_env` given
+    without `use_gym_env` (4.4 turns it on), or server mode, where the rollout server's setting is inherited."""
+    if plan.target.version < Version("4.3.0") or not plan.value("use_vllm"):
+        return False
+    stated = plan.get("use_gym_env")
+    if stated.explicit and stated.value is not None:
+        return bool(stated.value)
+    if plan.value("gym_env") or plan.value("vllm_mode") == "server":
+        return None
+    return False
 
 
 @rule("GRPO404", "sync-ref-without-kl", Severity.ERROR, "sync_ref_model with beta 0.")

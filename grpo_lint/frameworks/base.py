@@ -103,7 +103,7 @@ CANONICAL = (
     "teacher_model", "teacher_model_server", "split_dataset_ratio", "val_dataset", "loss_type",
     "scale_rewards", "importance_sampling_level", "use_transformers_continuous_batching",
     "sleep_level", "multi_turn_scheduler", "vllm_gpu_memory_utilization", "do_sample", "num_iterations",
-    "sequence_parallel_size",
+    "sequence_parallel_size", "use_gym_env", "gym_env",
 )  # fmt: skip
 
 
