@@ -970,7 +970,8 @@ UNREAD_RUN = f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 {
 def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_import(tmp_path, monkeypatch):
     """`!cd $HOME/verl_repo && pip install -e .` in a notebook (verl's getting-started notebook, kept in a project's
     copy of verl): the run imports that checkout, so what the repository's copy reads says nothing of the key (GRPO014).
-    In a repository that is itself a fork of verl, the checkout installed is most likely the repository."""
+    In a repository that is itself verl or a fork named for it, the checkout installed is most likely the repository;
+    in a project of another name that holds a copy of verl at its root (Logic-RL), it is another checkout."""
     from .test_repository import _notebook
 
     run = f"!{UNREAD_RUN}"
@@ -988,12 +989,18 @@ def test_a_framework_installed_from_a_checkout_not_shown_is_what_the_later_runs_
     _, report = lint(root, monkeypatch)
     assert codes(report, "start.ipynb") == ["GRPO014"]
     # a fork of verl at the repository's root, installed from the author's checkout of it: still its copy
-    fork = write(
-        tmp_path / "fork",
-        {"README.md": "x\n", **copy_with_an_unread_key(""), "examples/start.ipynb": _notebook(install, run)},
-    )
-    _, report = lint(fork, monkeypatch)
+    files = {"README.md": "x\n", **copy_with_an_unread_key(""), "examples/start.ipynb": _notebook(install, run)}
+    _, report = lint(write(tmp_path / "verl-fork", files), monkeypatch)
     assert codes(report, "start.ipynb") == ["GRPO014"]
+    # a project of another name with verl's code at its root: `$HOME/verl_repo` is another checkout (upstream verl)
+    _, report = lint(write(tmp_path / "Logic-RL", files), monkeypatch)
+    assert codes(report, "start.ipynb") == []
+    # nor is that checkout's config tree the copy's: a key the copy lacks is not judged by it
+    files["examples/start.ipynb"] = _notebook(install, run.replace("main_ppo ", "main_ppo trainer.no_such_key=1 "))
+    _, report = lint(write(tmp_path / "Logic-RL", files), monkeypatch)
+    assert codes(report, "start.ipynb") == []
+    _, report = lint(write(tmp_path / "verl-fork", files), monkeypatch)
+    assert "GRPO002" in codes(report, "start.ipynb")
 
 
 def test_a_key_no_copy_reads_names_every_copy_of_the_repository(tmp_path, monkeypatch):

@@ -105,6 +105,8 @@ def read_script(
         if launch is not None:
             if installed.startswith(launch.framework + ":") and not launch.unseen_copy:
                 launch = launch._replace(unseen_copy=installed.partition(":")[2])
+                if launch.hydra is not None and launch.entry is None:  # not the repository's copy of the framework
+                    launch = launch._replace(hydra=None, script=None)
             where.append(here)
             result.launches.append(launch)
         elif found := _installed_elsewhere(c, here):
@@ -142,8 +144,11 @@ def _installed_elsewhere(command: Command, here: Places) -> str:
     name = next((f for f in FRAMEWORKS if f in here.lost_to.lower()), "") if pip or setup else ""
     if not name:
         return ""
-    if here.modules is not None and "" in here.modules.copies_of(marker(name)):
-        return ""  # the repository is that framework's fork: the checkout installed is most likely this one
+    own = here.root.resolve().name.lower()
+    if here.modules is not None and "" in here.modules.copies_of(marker(name)) and name in own:
+        # the repository is that framework (or a fork named for it): the checkout installed is most likely this one;
+        # a fork of another name (Logic-RL's copy of verl, whose notebook installs `$HOME/verl_repo`) is not
+        return ""
     return (
         f"{name}:line {command.line} installs {name} from {here.lost_to}, a checkout the repository does not hold, "
         "so the code that runs may differ from the repository's"
