@@ -1410,3 +1410,21 @@ def test_an_older_trl_under_transformers_from_5_1_stops_at_the_trainer(
         write(root, {"train.py": fixed})
         _, report = lint(root, monkeypatch)
         assert not any("warnings_issued" in d["message"] for d in report["diagnostics"])
+
+
+def test_a_key_given_twice_in_a_config_a_launch_names_is_reported_in_that_config(tmp_path, monkeypatch):
+    """TrlParser loads the `--config` YAML with PyYAML, which keeps the last of two equal keys: said in the config a
+    launch script names (checked as part of the script), unless a flag of the command sets the key anyway."""
+    script = (
+        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
+        "    x: int = 1\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
+    )
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nmax_steps: 10\nmax_steps: 20\nbeta: 0.0\nbeta: 0.1\n"
+    launch = "accelerate launch --num_processes 2 train.py --config cfg.yaml --beta 0.2\n"
+    root = write(tmp_path, {"train.py": script, "cfg.yaml": config, "run.sh": launch})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    (twice,) = [d for d in report["diagnostics"] if d["code"] == "GRPO007"]
+    assert (twice["path"], twice["line"]) == ("cfg.yaml", 4) and "`max_steps` is set twice" in twice["message"]
+    write(root, {"cfg.yaml": config.replace("max_steps: 10\n", "")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert "GRPO007" not in codes(report)

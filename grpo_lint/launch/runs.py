@@ -62,6 +62,7 @@ class ScriptRuns:
         self.not_grpo: list[str] = []  # why a training command is not a GRPO run (`swift rlhf --rlhf_type dpo`)
         self.problems: list[Diagnostic] = []  # config files named but missing or unreadable
         self.sources: dict[str, str] = {}  # the config files it named: path -> text
+        self.duplicates: dict[str, list[tuple[Entry, Entry]]] = {}  # keys such a file gives twice: path -> pairs
         # Scripts of the repository it runs (`bash train/rlhf.sh`), read with the variables it exports:
         # (the command, the called script's runs with those variables, its runs read alone).
         self.called: list[tuple[Command, ScriptRuns, ScriptRuns]] = []
@@ -242,6 +243,9 @@ def _run(
             document.called = True
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
+    if file_entries:  # a key the config file gives twice (GRPO007), unless a flag of the command sets it anyway
+        named = next(iter(file_entries.values())).key_span.path or ""
+        document.duplicates = [d for d in result.duplicates.get(named, ()) if not (flags_win and d[1].key in flags)]
     if launch.by_config and not _is_grpo(document):
         if config_path is not None:
             result.sources.pop(str(resolve_file(config_path, places)), None)
@@ -1120,6 +1124,8 @@ def _config_entries(path: Path, written: str, span: Span, result: ScriptRuns) ->
         return None
     display = str(path)
     result.sources[display] = parsed.text
+    if parsed.duplicates:
+        result.duplicates[display] = [(stamp(a, display), stamp(b, display)) for a, b in parsed.duplicates]
     return {key: stamp(value, display) for key, value in parsed.entries.items()}
 
 
