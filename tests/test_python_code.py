@@ -306,6 +306,25 @@ def test_unsloth_adjusts_the_batch_instead_of_failing():
     }
 
 
+def test_unsloth_before_trl_0_18_replaces_a_devices_batch_on_any_process_count():
+    """For TRL before 0.18.0, Unsloth checks one device's batch (rl_replacements.grpo_trainer_fix_batch_size), so a
+    file no launch names (the process count unknown) is judged too; from 0.18.0 its check counts the processes."""
+    code = (
+        "from unsloth import FastLanguageModel\nfrom trl import GRPOConfig\n"
+        "args = GRPOConfig(per_device_train_batch_size=1, num_generations=6)\n"
+    )
+
+    def batch_notes(text: str, target: str) -> list[str]:
+        result = lint_text(text, "t.py", options_from(f"--target trl=={target}"), kind="python")
+        return [d.message for d in result.diagnostics if d.code == "GRPO102"]
+
+    (note,) = batch_notes(code, "0.15.1")
+    assert note.startswith("per_device_train_batch_size 1 is not a multiple of num_generations 6")
+    assert "We will change the batch size of 1" in note
+    assert batch_notes(code.replace("size=1,", "size=12,"), "0.15.1") == []
+    assert batch_notes(code, "0.19.0") == []  # the process count decides there, and no launch gives it
+
+
 def test_the_fields_unsloths_config_adds_are_known_where_unsloth_is_imported():
     # unsloth/models/rl.py: UnslothGRPOConfig adds vllm_sampling_params, unsloth_num_chunks, ... to TRL's.
     config = (

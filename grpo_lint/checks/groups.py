@@ -438,18 +438,31 @@ def _unsloth_adjusts(plan: RunPlan) -> bool:
     )
 
 
+# Before TRL 0.18.0 (no steps_per_generation), Unsloth's patched GRPOConfig checks the batch of one device alone
+# (unsloth/models/rl_replacements.py, grpo_trainer_fix_batch_size; rl.py's branch for a config without
+# steps_per_generation): `per_device_train_batch_size` not a multiple of num_generations is replaced on any
+# process count.
+_UNSLOTH_PER_DEVICE_BEFORE = Version("0.18.0")
+
+
 def _unsloth_batch(plan: RunPlan) -> Iterator[Diagnostic]:
     """What Unsloth runs where TRL would reject the batch: per_device_train_batch_size becomes num_generations."""
-    failures = _failures(plan, "GRPO102")
-    if not failures:
-        return
     g = plan.geometry
     batch, n, label = g.per_device, g.num_generations, name_of(plan, "per_device_train_batch_size")
-    keep = [k for k in divisors_at_least_two(failures[0].batch) if k != n][:3]
+    if plan.target.version < _UNSLOTH_PER_DEVICE_BEFORE:
+        if batch % n == 0 or _inputs_unknown(plan, "GRPO102"):
+            return
+        checked, words = batch, f"{label} {batch}"
+    else:
+        failures = _failures(plan, "GRPO102")
+        if not failures:
+            return
+        checked, words = failures[0].batch, _batch_words(plan, failures[0].batch)
+    keep = [k for k in divisors_at_least_two(checked) if k != n][:3]
     yield report(
         plan,
         "GRPO102",
-        f"{_batch_words(plan, failures[0].batch)} is not a multiple of {name_of(plan, 'num_generations')} {n}. "
+        f"{words} is not a multiple of {name_of(plan, 'num_generations')} {n}. "
         'This file imports Unsloth, whose GRPOConfig does not fail on it: it prints "We will change the batch '
         f'size of {batch} to the `num_generations` of {n}" and trains with {label} {n}, {n / max(batch, 1):.3g}x '
         "the completions per device per step, and that much more GPU memory, than written.",
