@@ -901,6 +901,9 @@ def test_no_overlap_across_machines():
     # The trainer talks to a server on another host.
     assert "GRPO504" not in codes(server + trainer + " --vllm_server_host 10.0.0.2\n")
     assert "GRPO504" in codes(server + trainer + " --vllm_server_host 127.0.0.1\n")
+    # Steps `srun` starts run where SLURM places them (open-r1's train.slurm: the server on a node of its own).
+    assert "GRPO504" not in codes("srun --nodes=1 --nodelist=$VLLM_NODE " + server + "srun " + trainer + "\n")
+    assert "GRPO504" not in codes(server + "srun --nodes=1 bash -c 'accelerate launch train.py'\n")
 
 
 def test_overlap_message_quotes_the_framework_that_runs():

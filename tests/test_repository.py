@@ -1428,3 +1428,24 @@ def test_a_key_given_twice_in_a_config_a_launch_names_is_reported_in_that_config
     write(root, {"cfg.yaml": config.replace("max_steps: 10\n", "")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     assert "GRPO007" not in codes(report)
+
+
+def test_a_launch_whose_script_or_config_is_known_only_at_launch_is_said_so(tmp_path, monkeypatch):
+    """open-r1's train.slurm runs `src/open_r1/$TASK.py --config recipes/$MODEL/$TASK/config_$SUFFIX.yaml` with the
+    values of its arguments: the file is skipped as a launch whose run is not shown, not as a rollout server's."""
+    slurm = (
+        'TASK="$1"\nCONFIG_FILE=recipes/$TASK/config.yaml\nsrun --nodelist=$VLLM_NODE trl vllm-serve --model m &\n'
+        'CMD="src/$TASK.py --config $CONFIG_FILE"\nsrun --nodes=1 bash -c "accelerate launch $CMD"\n'
+    )
+    runner = 'python "$RUNNER".py --seed 1\n'
+    root = write(tmp_path, {"train.slurm": slurm, "run.sh": runner, "src/grpo.py": "print(1)\n"})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    found = notes(report)
+    assert found["train.slurm"] == (
+        "the command of line 5 names its config as recipes/$1/config.yaml, a file known only at launch: "
+        "which run it makes is not shown"
+    )
+    assert found["run.sh"].startswith("the command of line 1 runs $RUNNER.py, a script whose name is known only")
+    write(root, {"train.slurm": slurm.replace('CMD="src/$TASK.py --config $CONFIG_FILE"\n', 'CMD=""\n')})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert notes(report)["train.slurm"] == "starts only a rollout server"

@@ -558,11 +558,14 @@ def _overlap(launches: list[Launch], script: Script) -> Iterator[Diagnostic]:
     # (the multi-node examples list one command per node), so only a backgrounded server shares GPUs.
     servers = [launch for launch in launches if launch.role == "server" and launch.command.background]
     trainers = [launch for launch in launches if launch.role == "train"]
+    # A step `srun` starts runs where SLURM places it (open-r1's train.slurm: the server on the last node, the
+    # training on the others): which GPUs of which machine it holds is not shown.
+    steps = {c.line for c in script.commands if c.words and os.path.basename(c.words[0].text) == "srun"}
     for server in servers:
-        server_gpus = _devices(server)
+        server_gpus = _devices(server) if server.command.line not in steps else set()
         for command, gpus in _plain_trainers(script, launches, server.command.line) if server_gpus else []:
             shared = sorted(server_gpus if _ALL in gpus else server_gpus & gpus, key=lambda d: (len(d), d))
-            if not shared or server.command.exclusive_with(command):
+            if not shared or server.command.exclusive_with(command) or command.line in steps:
                 continue
             program = " ".join(w.text for w in server.command.words[:2])
             which = "every GPU of the machine" if _ALL in gpus else f"GPU {', '.join(shared)}"
@@ -586,7 +589,11 @@ def _overlap(launches: list[Launch], script: Script) -> Iterator[Diagnostic]:
             trainer_gpus = _devices(trainer)
             if not server_gpus or not trainer_gpus:
                 continue
-            if server.command.exclusive_with(trainer.command) or _remote_server(trainer):
+            if (
+                server.command.exclusive_with(trainer.command)
+                or _remote_server(trainer)
+                or trainer.command.line in steps
+            ):
                 continue  # never on the same machine at once: other arms of `if NODE_RANK...`, another host
             shared = sorted(server_gpus & trainer_gpus, key=lambda d: (len(d), d))
             if not shared:

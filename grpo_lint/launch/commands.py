@@ -338,6 +338,19 @@ def _launched(
     return "python", rest[index:], _one(command), None
 
 
+def unknown_script(command: Command, places: Places) -> str | None:
+    """The script a launcher or `python` starts when its name is known only at launch (open-r1's
+    `accelerate launch ... src/open_r1/$TASK.py`): the path as written, or None for any other command."""
+    words = _unwrap(list(command.words))
+    launched = _launched(command, words, places) if words else None
+    if launched is None or not launched[1]:
+        return None
+    script = launched[1][0]
+    if script.known or script.text.startswith("-") or not script.text.endswith(".py"):
+        return None
+    return script.text
+
+
 # Modules that run a script given after their own options (each taking a value), as `python script.py` would.
 _DEBUGGERS = {
     "pdb": frozenset({"-c", "--command"}),

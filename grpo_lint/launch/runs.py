@@ -23,6 +23,7 @@ from grpo_lint.launch.commands import (
     names_own_folder,
     recognise,
     resolve_file,
+    unknown_script,
     written_tail,
 )
 from grpo_lint.launch.script_config import owns_config_flag, through_argparse, through_hydra, written_config
@@ -112,6 +113,11 @@ def read_script(
             result.launches.append(launch)
         elif found := _installed_elsewhere(c, here):
             installed = found
+        elif (unknown := unknown_script(c, here)) is not None:
+            result.not_grpo.append(
+                f"the command of line {c.line} runs {unknown}, a script whose name is known only at launch: "
+                "which run it makes is not shown"
+            )
         elif len(calls) < _MAX_CALL_DEPTH:
             _read_called(c, here, result, target_for, modules, (*calls, path))
     for launch, here in zip(result.launches, where, strict=True):
@@ -217,8 +223,9 @@ def _run(
     own_config = own_script and owns_config_flag(launch, places)
     config_entry, config_path = _config_file(launch, flags, version)
     if config_entry is not None and "config" in unresolved:
-        if launch.by_config:
-            return None  # `--config $1`: which file runs is not known before launch
+        if launch.by_config:  # `--config $1`: which file runs is not known before launch
+            result.not_grpo.append(_config_not_known(launch, str(config_entry.value)))
+            return None
         if config_entry.key.startswith("-"):
             del flags["config"]  # names a file not known before launch: no argument of the run either
         config_entry = config_path = None
@@ -250,6 +257,8 @@ def _run(
         if config_path is not None:
             result.sources.pop(str(resolve_file(config_path, places)), None)
             result.not_grpo.append(f"line {launch.command.line} runs {config_path}, which is not a GRPO config")
+        elif "config" in unresolved:  # `--config recipes/$MODEL/config_$TASK.yaml` (open-r1's train.slurm)
+            result.not_grpo.append(_config_not_known(launch, unresolved["config"].text))
         return None
     if launch.framework == "swift":
         kind = _swift_rlhf_type(document, unresolved)
@@ -1041,6 +1050,13 @@ def _json_or_text(text: str) -> Any:
         return json.loads(text, parse_int=integer)
     except (ValueError, RecursionError):
         return text
+
+
+def _config_not_known(launch: Launch, written: str) -> str:
+    return (
+        f"the command of line {launch.command.line} names its config as {written}, a file known only at launch: "
+        "which run it makes is not shown"
+    )
 
 
 def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> tuple[Entry | None, str | None]:
