@@ -1449,3 +1449,17 @@ def test_a_launch_whose_script_or_config_is_known_only_at_launch_is_said_so(tmp_
     write(root, {"train.slurm": slurm.replace('CMD="src/$TASK.py --config $CONFIG_FILE"\n', 'CMD=""\n')})
     _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     assert notes(report)["train.slurm"] == "starts only a rollout server"
+
+
+@pytest.mark.parametrize("runner", ["exec ", "nohup ", "env MODE=rules ", "timeout -s INT 2h "])
+def test_a_script_run_through_exec_or_another_runner_is_read_with_the_callers_variables(tmp_path, monkeypatch, runner):
+    """`MODE=rules exec bash "$(dirname "$0")/_train.sh"` (a course's entry wrappers): the called script runs with the
+    wrapper's variables, and its GRPO run is judged as the wrapper starts it."""
+    called = 'N="${GROUP:-4}"\nswift rlhf --rlhf_type grpo --num_generations "$N" --per_device_train_batch_size 4\n'
+    wrapper = f'GROUP=1 {runner}bash "$(dirname "$0")/_train.sh"\n'
+    root = write(tmp_path, {"course/_train.sh": called, "course/train_one.sh": wrapper})
+    _, report = lint(root, monkeypatch, "--target", "swift==4.6.0", "course/train_one.sh")
+    assert "GRPO101" in codes(report)
+    write(root, {"course/train_one.sh": wrapper.replace("GROUP=1", "GROUP=8")})
+    _, report = lint(root, monkeypatch, "--target", "swift==4.6.0", "course/train_one.sh")
+    assert "GRPO101" not in codes(report) and notes(report)["course/train_one.sh"] == "launch script"

@@ -346,7 +346,8 @@ def unknown_script(command: Command, places: Places) -> str | None:
     if launched is None or not launched[1]:
         return None
     script = launched[1][0]
-    if script.known or script.text.startswith("-") or not script.text.endswith(".py"):
+    name = script.text.rpartition("/")[2]  # (a folder not known, `$ROOT/train.py`, still names the file)
+    if script.known or script.text.startswith("-") or not name.endswith(".py") or not ("$" in name or "`" in name):
         return None
     return script.text
 
