@@ -157,6 +157,28 @@ def test_git_references_pin_the_release_their_tag_names_and_a_commit_pins_no_kno
         assert not pin.exact and not pin.shown and len(pin.allows) > 10
 
 
+def test_a_framework_cloned_at_a_tag_by_a_setup_script_pins_that_release(tmp_path):
+    """`git clone --branch v4.4.3 --depth 1 \\ URL DIR` in a setup script (then installed with `-e DIR`): the tag
+    names the release, as `pip install git+URL@v4.4.3` would; a clone of a branch, another project or a fork does
+    not pin it."""
+    setup = "mkdir -p third_party\nif [[ ! -d x ]]; then\n  git clone --branch v4.4.3 --depth 1 \\\n"
+    setup += '    https://github.com/modelscope/ms-swift.git "${SWIFT_ROOT}"\nfi\n'
+    (pin,) = find_pins(write(tmp_path, {"scripts/setup.sh": setup}), ["scripts/setup.sh"]).pins
+    assert (pin.framework, str(pin.version), pin.exact) == ("swift", "4.4.3", True)
+    assert pin.provenance.startswith("scripts/setup.sh:3 ")
+    (other,) = find_pins(
+        write(tmp_path, {"s.sh": "git clone -b 0.7.0 git@github.com:volcengine/verl.git\n"}), ["s.sh"]
+    ).pins
+    assert (other.framework, str(other.version)) == ("verl", "0.7.0")
+    for line in (
+        "git clone --branch main https://github.com/modelscope/ms-swift.git\n",
+        "git clone --branch v1.0 https://github.com/someone/other.git\n",
+        "git clone --depth 1 https://github.com/modelscope/ms-swift.git\n",
+        "# git clone --branch v4.4.3 https://github.com/modelscope/ms-swift.git\n",
+    ):
+        assert [p for p in find_pins(write(tmp_path, {"s.sh": line}), ["s.sh"]).pins if p.exact] == [], line
+
+
 def test_against_a_git_commit_the_release_is_assumed_from_the_keys_the_config_writes(
     tmp_path, monkeypatch, uninstalled
 ):

@@ -577,6 +577,10 @@ def _install_lines(text: str) -> Lines:
         block = lines[first : index + 1]
         index += 1
         line = block[0]
+        if "git" in line and "clone" in line and not line.lstrip().startswith("#"):
+            cloned = _cloned_tag(_joined(block) if len(block) > 1 else line)
+            if cloned is not None:  # `git clone --branch v4.4.3 https://github.com/modelscope/ms-swift.git DIR`
+                found.append((first + 1, cloned, INSTALL))
         if "install" not in line or line.lstrip().startswith("#"):
             continue
         # (`pip install -e . && \\` then `pip install git+...`: each command of a continued block in turn)
@@ -590,6 +594,36 @@ def _install_lines(text: str) -> Lines:
             project_installed = project_installed or any(_installs_the_project(item) for item in items)
     return found
 
+
+def _cloned_tag(command: str) -> str | None:
+    """`git clone --branch TAG URL [DIR]` (or `-b TAG`, `--branch=TAG`) of a framework's repository, as the git
+    reference it checks out (`git+URL@TAG`: read as `pip install git+URL@TAG` is); None for any other command."""
+    words = [w.strip("\"'") for w in re.split(r"\s(?:&&|\|\||;)\s", " " + command)[0].split()]
+    if "clone" not in words or words.index("clone") == 0 or words[words.index("clone") - 1] != "git":
+        return None
+    rest = words[words.index("clone") + 1 :]
+    tag = url = ""
+    index = 0
+    while index < len(rest) and not url:
+        word = rest[index]
+        if word in ("--branch", "-b") and index + 1 < len(rest):
+            tag, index = rest[index + 1], index + 2
+            continue
+        if word.startswith("--branch="):
+            tag = word.partition("=")[2]
+        elif word in _CLONE_VALUE_OPTIONS:
+            index += 1
+        elif not word.startswith("-"):
+            url = word
+        index += 1
+    if not tag or not url.startswith(("https://", "http://", "git@")) or "$" in url + tag:
+        return None
+    if url.startswith("git@"):
+        url = "https://" + url.removeprefix("git@").replace(":", "/", 1)
+    return f"git+{url}@{tag}" if _framework(url.rstrip("/").rpartition("/")[2].removesuffix(".git")) else None
+
+
+_CLONE_VALUE_OPTIONS = frozenset({"--depth", "-o", "--origin", "-c", "--config", "--reference", "-j", "--jobs"})
 
 _COMMANDS = lazy(r"&&|\|\||;")
 _MAX_CONTINUED = 200  # lines one command may run over (`pip install \` then one requirement per line)
