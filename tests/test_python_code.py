@@ -325,6 +325,25 @@ def test_unsloth_before_trl_0_18_replaces_a_devices_batch_on_any_process_count()
     assert batch_notes(code, "0.19.0") == []  # the process count decides there, and no launch gives it
 
 
+def test_use_vllm_false_does_nothing_for_an_unsloth_model_loaded_with_fast_inference():
+    """A model from `FastLanguageModel.from_pretrained(..., fast_inference=True)` carries a vLLM engine, and Unsloth's
+    patched GRPOTrainer turns use_vllm on: a written `use_vllm=False` is set for nothing."""
+    code = (
+        "from unsloth import FastLanguageModel\nfrom trl import GRPOConfig\n"
+        "model, tok = FastLanguageModel.from_pretrained('m', fast_inference=True)\n"
+        "args = GRPOConfig(use_vllm=False, num_generations=4, per_device_train_batch_size=4)\n"
+    )
+
+    def forced(text: str) -> list[tuple[int, int]]:
+        result = lint_text(text, "t.py", options_from("--target trl==0.15.1"), kind="python")
+        return [(d.span.line, d.span.column) for d in result.diagnostics if d.code == "GRPO401"]
+
+    assert forced(code) == [(4, 19)]
+    assert forced(code.replace("fast_inference=True", "fast_inference=False")) == []
+    assert forced(code.replace("use_vllm=False", "use_vllm=True")) == []
+    assert forced(code.replace("from unsloth import FastLanguageModel\n", "")) == []
+
+
 def test_the_fields_unsloths_config_adds_are_known_where_unsloth_is_imported():
     # unsloth/models/rl.py: UnslothGRPOConfig adds vllm_sampling_params, unsloth_num_chunks, ... to TRL's.
     config = (
