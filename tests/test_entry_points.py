@@ -1065,6 +1065,35 @@ def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_pat
     assert codes(report, "run.sh") == []
 
 
+def test_a_key_added_with_plus_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
+    """`+actor_rollout_ref.rollout.val_temperature=0.7` (Logic-RL's scripts): Hydra adds the key, but no Python file
+    of the repository names it, so nothing reads it. A SamplingParams field in the rollout section is read though
+    (verl's vLLM rollout hands vLLM every key of its section SamplingParams has), and one the code names acts."""
+    files = {
+        "README.md": "x\n",
+        "verl/__init__.py": "",
+        "verl/version/version": "0.4.1\n",
+        "verl/trainer/main_ppo.py": MAIN,
+        "verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
+        "verl/trainer/config/ppo_trainer.yaml": CONFIG,
+        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        "run.sh": f"python3 -m verl.trainer.main_ppo +actor_rollout_ref.rollout.val_temperature=0.7 {N4}\n",
+    }
+    root = write(tmp_path, files)
+    _, report = lint(root, monkeypatch)
+    (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]
+    assert (
+        unread["code"] == "GRPO014" and "`+actor_rollout_ref.rollout.val_temperature` adds a key" in unread["message"]
+    )
+    penalty = f"python3 -m verl.trainer.main_ppo +actor_rollout_ref.rollout.presence_penalty=0.5 {N4}\n"
+    write(root, {"run.sh": penalty})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+    write(root, {"run.sh": files["run.sh"], "verl/workers/rollout.py": "t = config.get('val_temperature', 1.0)\n"})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
 def test_a_wrapper_runs_the_base_script_with_its_words_as_the_bases_arguments(tmp_path, monkeypatch):
     base = (
         "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo data.train_batch_size=64 \\\n"

@@ -788,6 +788,17 @@ _PASSED_ON = (
 )  # fmt: skip
 
 
+# vLLM's SamplingParams fields of the long, snake-case kind the check above looks at: verl's vLLM rollout passes any key
+# of the rollout section that SamplingParams has (`for k in config.keys(): if hasattr(SamplingParams(), str(k))`),
+# so such a key is read though no Python file names it.
+_SAMPLING_PARAMS = frozenset({
+    "presence_penalty", "frequency_penalty", "repetition_penalty", "stop_token_ids", "include_stop_str_in_output",
+    "skip_special_tokens", "spaces_between_special_tokens", "prompt_logprobs", "logits_processors",
+    "truncate_prompt_tokens", "allowed_token_ids", "bad_words", "min_tokens", "max_tokens", "ignore_eos",
+    "length_penalty", "early_stopping", "use_beam_search", "logit_bias", "output_kind", "guided_decoding",
+    "extra_args", "best_of",
+})  # fmt: skip
+
 # Keys every verl trainer reads by name: a repository whose Python names none of them does not hold the code that
 # reads its config.
 _READ_EVERYWHERE = frozenset({b"train_batch_size", b"ppo_mini_batch_size", b"save_freq", b"test_freq"})
@@ -819,13 +830,17 @@ def _unread_keys(
     interpolations: str | None = None  # every `${...}` value of the tree, joined: what other keys interpolate
     found: list[Diagnostic] = []
     for path, entry in overrides.entries.items():
-        if overrides.prefixes.get(path, "") not in ("", "++") or path not in context.schema:
+        prefix = overrides.prefixes.get(path, "")
+        added = prefix == "+" and path not in context.schema  # `+a.b=1`: a key the tree does not have, added
+        if not added and (prefix not in ("", "++") or path not in context.schema):
             continue
         if context.chooses_group(entry):
             continue  # it chooses a config group's option (`model_engine=veomni`): read by Hydra, not by the code
         sections, _, leaf = path.rpartition(".")
         if len(leaf) < 8 or "_" not in leaf or any(word in sections for word in _PASSED_ON):
             continue
+        if "rollout" in sections and leaf in _SAMPLING_PARAMS:
+            continue  # verl's vLLM rollout hands every key of its section that SamplingParams has to vLLM
         if interpolations is None:
             interpolations = "\n".join(v for v in context.schema.values() if isinstance(v, str) and "${" in v)
         if leaf in interpolations:
@@ -836,13 +851,17 @@ def _unread_keys(
                 return []  # the code that reads the config is not the repository's (verl installed beside it)
         if leaf.encode() in names:
             continue
+        what = (
+            f"`+{path}` adds a key that {context.composed_from or 'the config the copy composes'} does not have"
+            if added
+            else f"`{path}` is a key of {context.composed_from or 'the config the copy composes'}"
+        )
         found.append(
             Diagnostic(
                 "GRPO014",
                 Severity.WARNING,
-                f"`{path}` is a key of {context.composed_from or 'the config the copy composes'}, but no Python file "
-                f"of the repository ({_copies_named(places, target.fork.package)} included) names `{leaf}`: the code "
-                "that runs never reads it, so the value set here has no effect.",
+                f"{what}, but no Python file of the repository ({_copies_named(places, target.fork.package)} "
+                f"included) names `{leaf}`: the code that runs never reads it, so the value set here has no effect.",
                 "",
                 entry.key_span,
                 key=path,
