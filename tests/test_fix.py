@@ -133,6 +133,13 @@ def test_no_fix_when_the_suggestion_is_not_the_only_one(tmp_path):
     # Nor when the suggested key is already set (the rename would write it twice).
     [typo] = [d for d in lint("num_generation: 8\nnum_generations: 8\n") if d.code == "GRPO002"]
     assert typo.fixes == ()
+    # Nor when the value as written is not of the suggested field's kind: `dataset_configs: [train]` renamed would
+    # be `dataset_config` (a string) given a list.
+    [typo] = [d for d in lint("num_generations: 8\ndataset_configs:\n- train\n") if d.code == "GRPO002"]
+    assert typo.fixes == () and "did you mean `dataset_config`" in typo.message
+    [typo] = [d for d in lint("num_generations: 8\ndataset_configs: train\n") if d.code == "GRPO002"]
+    [(edit,)] = [f.edits for f in typo.fixes]
+    assert (edit.old, edit.new) == ("dataset_configs", "dataset_config")
 
 
 def test_diff_writes_nothing_and_applies_with_git(tmp_path):

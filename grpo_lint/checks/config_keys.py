@@ -749,7 +749,28 @@ def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
     leaf = finding.entry.key.lstrip("-+~").rpartition(".")[2]
     if sole_match(leaf, _leaves(plan.specs, suggestion.rpartition(".")[0])) != suggestion.rpartition(".")[2]:
         return ()
+    spec = plan.specs.get(suggestion)
+    flag = finding.entry.key.startswith("-")
+    if spec is not None and not _fits(finding.entry.value, spec.kind, flag):
+        return ()  # `dataset_configs: [train]` is no `dataset_config` (a string) renamed: the value must change too
     return rename(finding.entry, suggestion)
+
+
+def _fits(value: object, kind: str, flag: bool = False) -> bool:
+    """Whether a value as written is of a field's kind ("str?", "list", "int", ...: grpo_lint.frameworks.fields).
+    A flag's word is text that argparse converts: it fits any single value."""
+    if flag and isinstance(value, str):
+        return True
+    if value is None:
+        return kind.endswith("?") or kind == "any"
+    base = kind.rstrip("?")
+    checks: dict[str, tuple[type, ...]] = {
+        "str": (str,), "list": (list, tuple), "dict": (dict,), "int": (int,), "float": (int, float), "bool": (bool,),
+    }  # fmt: skip
+    accepted = checks.get(base)
+    if accepted is None:
+        return True
+    return isinstance(value, accepted) and not (base in ("int", "float") and isinstance(value, bool))
 
 
 def _leaves(specs: Mapping[str, object], parent: str) -> list[str]:

@@ -8,7 +8,7 @@ from typing import Any
 from packaging.version import Version
 
 from grpo_lint.checks import report, rule
-from grpo_lint.checks.messages import assignment, fw, name_of, spell
+from grpo_lint.checks.messages import assignment, fw, name_of, shown, spell
 from grpo_lint.diagnostics import Diagnostic, Severity, Span
 from grpo_lint.groups import divisors_at_least_two
 from grpo_lint.options import Options
@@ -140,6 +140,34 @@ def vllm_mode_conflict(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 fix="add `vllm_mode: server`",
                 severity=Severity.WARNING,
             )
+    if plan.framework == "trl" and version >= Version("0.18.0") and vllm_mode(plan) == "server":
+        yield from _colocate_only(plan)
+
+
+# GRPOTrainer keeps these "only for colocation mode" (trl/trainer/grpo_trainer.py, 0.18.0 to 1.x): in server mode
+# the engine is `trl vllm-serve`'s, started with its own flags.
+_COLOCATE_ONLY = (("vllm_gpu_memory_utilization", "--gpu_memory_utilization"),
+                  ("vllm_tensor_parallel_size", "--tensor_parallel_size"))  # fmt: skip
+
+
+def _colocate_only(plan: RunPlan) -> Iterator[Diagnostic]:
+    """A colocated engine's setting written for a run in server mode: nothing reads it."""
+    mode = plan.get("vllm_mode")
+    for name, flag in _COLOCATE_ONLY:
+        setting = plan.get(name)
+        spec = plan.specs.get(name)
+        if not setting.explicit or spec is None or setting.value == spec.default_at(plan.target.version):
+            continue
+        how = f"{mode.key} is server" if mode.explicit else "vllm_mode is server (its default before TRL 1.0.0)"
+        yield report(
+            plan,
+            "GRPO401",
+            f"{setting.key} {shown(setting.value)} has no effect: {how}, and {fw(plan)} reads it only for "
+            f"a colocated engine. The server's engine is `trl vllm-serve`'s, with its own {flag}.",
+            setting,
+            fix=f"pass `{flag} {shown(setting.value)}` to `trl vllm-serve`, and delete `{setting.key}`",
+            severity=Severity.WARNING,
+        )
 
 
 @rule(
