@@ -60,6 +60,18 @@ def lint_command(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
 
     if paths and "-" not in paths and not flags["diff_base"]:
         _list_ahead(paths)
+    use_color = _use_color(flags["color"], flags["output_file"])
+    cache = _run_cache(paths, flags, fmt, use_color)
+    try:
+        _lint_and_report(paths, flags, fmt, use_color, cache)
+    finally:
+        if cache is not None:
+            from grpo_lint.run_cache import stop
+
+            stop()
+
+
+def _lint_and_report(paths: tuple[str, ...], flags: dict[str, Any], fmt: str, use_color: bool, cache: Any) -> None:
     options, fail_on, origins = _options(flags)
     if flags["show_settings"]:
         from grpo_lint.formatters.settings import render_settings
@@ -68,28 +80,50 @@ def lint_command(paths: tuple[str, ...], flags: dict[str, Any]) -> None:
         return
     from grpo_lint.diagnostics import Severity
 
-    use_color = _use_color(flags["color"], flags["output_file"])
     if flags["fix"] or flags["diff"]:
         report = _fix(list(paths), options, flags, fail_on)
     else:
-        report = _lint(list(paths), options, flags)
+        report = _lint(list(paths), options, flags, cache)
+    if not hasattr(report, "files"):  # the cache's answer for an unchanged repository (grpo_lint.run_cache)
+        _write(report.output, flags["output_file"], use_color)
+        sys.exit(report.code)
     report.unsafe_fixes = flags["unsafe_fixes"]
     if flags["show"]:
         from grpo_lint.formatters.show import render_show
 
-        _write(render_show(report, fmt), flags["output_file"], use_color)
-        return
-    if flags["statistics"]:
-        from grpo_lint.formatters.statistics import render_statistics
-
-        output = render_statistics(report, fmt)
+        output, code = render_show(report, fmt), 0
     else:
-        from grpo_lint.formatters import render
+        if flags["statistics"]:
+            from grpo_lint.formatters.statistics import render_statistics
 
-        output = render(report, fmt, use_color, flags["quiet"], flags["verbose"])
+            output = render_statistics(report, fmt)
+        else:
+            from grpo_lint.formatters import render
+
+            output = render(report, fmt, use_color, flags["quiet"], flags["verbose"])
+        code = report.exit_code(Severity.parse(fail_on))
+        code = 0 if flags["exit_zero"] and code == 1 else code
+    if cache is not None and not any(d.code == "GRPO000" for f in report.files for d in f.diagnostics):
+        cache.store(output, code)  # (a run grpo-lint failed on is done again next time)
     _write(output, flags["output_file"], use_color)
-    code = report.exit_code(Severity.parse(fail_on))
-    sys.exit(0 if flags["exit_zero"] and code == 1 else code)
+    sys.exit(code)
+
+
+def _run_cache(paths: tuple[str, ...], flags: dict[str, Any], fmt: str, use_color: bool) -> Any:
+    """The cache of this command's output (grpo_lint.run_cache), recording from here on; None for a command that
+    writes files, reads standard input or keeps no cache."""
+    if not paths or "-" in paths or flags["fix"] or flags["diff"] or not any(os.path.isdir(p) for p in paths):
+        return None  # (files named one by one, as pre-commit names them, are linted without listing the repository)
+    folder = _cache_folder(flags)
+    if folder is None:
+        return None
+    from grpo_lint import run_cache
+    from grpo_lint.versions import DISTRIBUTIONS, installed_version
+
+    installed = tuple(str(installed_version(name)) for name in DISTRIBUTIONS)
+    given = tuple(sorted((name, repr(value)) for name, value in flags.items()))  # (every option, as parsed)
+    parts = (run_cache.build_digest(), paths, given, os.getcwd(), fmt, use_color, installed, tuple(sys.path))
+    return run_cache.begin(folder, parts)
 
 
 def _check_combinations(flags: dict[str, Any], fmt: str) -> None:
@@ -237,18 +271,18 @@ def _list_ahead(paths: tuple[str, ...]) -> None:
     stop_listings()  # (started first thing for another folder: not this run's)
 
 
-def _lint(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
+def _lint(paths: list[str], options: Any, flags: dict[str, Any], cache: Any = None) -> Any:
     from grpo_lint.sources import parse_cache
 
     parse_cache.use(_cache_folder(flags))
     try:
-        return _lint_paths(paths, options, flags)
+        return _lint_paths(paths, options, flags, cache)
     finally:
         parse_cache.save()
         parse_cache.use(None)
 
 
-def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
+def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any], cache: Any = None) -> Any:
     from grpo_lint.engine import Report, lint_bytes, lint_paths
 
     base = flags["diff_base"]
@@ -260,7 +294,7 @@ def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
             changed = changed_files(base, paths, lintable)
         except GitError as exc:
             raise _usage_error(str(exc)) from None
-        return lint_paths(paths or ["."], options, changed)
+        return lint_paths(paths or ["."], options, changed, cache)
     if not paths:
         raise _usage_error("give at least one config file or directory (or - for standard input)")
     if "-" in paths:
@@ -280,7 +314,7 @@ def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any]) -> Any:
         from grpo_lint.engine import guarded
 
         return Report([guarded(name, options, lint_bytes, data, name, options, workspace)])
-    return lint_paths(paths, options)
+    return lint_paths(paths, options, None, cache)
 
 
 def _cache_folder(flags: dict[str, Any]) -> str | None:

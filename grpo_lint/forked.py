@@ -38,6 +38,16 @@ def at_copy_end(action: Callable[[], None]) -> None:
         _AT_COPY_END.append(action)
 
 
+_COPY_STATE: list[tuple[Callable[[], object], Callable[[object], None]]] = []
+
+
+def share_copy_state(collect: Callable[[], object], merge: Callable[[object], None]) -> None:
+    """Have every forked copy send `collect()` back with its results, which this process hands to `merge` (what a
+    copy looked at, for grpo_lint.run_cache)."""
+    if all(pair[0] is not collect for pair in _COPY_STATE):
+        _COPY_STATE.append((collect, merge))
+
+
 def processes(requested: int) -> int:
     """How many processes share the work: `requested` (0: one per CPU this process may use), at most
     MAX_PROCESSES; 1 where forking is not available or not safe."""
@@ -87,7 +97,8 @@ def share_out(
                         action()
                 if portable is not None:
                     made = {item: portable(result) for item, result in made.items()}
-                data = pickle.dumps(made, protocol=pickle.HIGHEST_PROTOCOL)
+                states = [collect() for collect, _ in _COPY_STATE]
+                data = pickle.dumps((made, states), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(writing, "wb") as out:
                     out.write(data)
                 status = 0
@@ -105,8 +116,10 @@ def share_out(
             _, status = os.waitpid(pid, 0)
             if status == 0:
                 with contextlib.suppress(Exception):  # a broken answer: the caller does those items again
-                    answer = pickle.loads(data)
+                    answer, states = pickle.loads(data)
                     done.update(answer)
+                    for (_, merge), state in zip(_COPY_STATE, states, strict=False):
+                        merge(state)
     return done
 
 

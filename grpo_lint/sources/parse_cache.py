@@ -56,6 +56,7 @@ _MAGIC = b"grpo-lint pack 1\n"
 _HEAD = 32 + 16 + 4  # an entry: its key, its slot (the file it is of), the length of its pickle
 _BUILD = r"python-[0-9a-f]{16}\Z"
 _PACK = r"[0-9a-f]{16}\.[0-9]+\.pack(\.tmp)?\Z"
+_RUN_ENTRY = r"run-[0-9a-f]{32}\.pickle(\.[0-9]+\.tmp)?\Z"  # (grpo_lint.run_cache's)
 # The modules whose code decides what a file is read as: a change to any of them is another build.
 _READERS = (
     "records.py",
@@ -282,14 +283,9 @@ def _open() -> _Cache | None:
     import hashlib
 
     try:
-        base = os.path.abspath(folder)
-        os.makedirs(os.path.dirname(base), mode=0o700, exist_ok=True)
-        build = os.path.join(base, "python-" + _build_name())
-        made = _make(base) and _make(build)
-        if made == "new":
-            _forget_other_builds(base, os.path.basename(build))
+        build = build_folder(folder)
         tag = hashlib.blake2b(os.path.abspath(_root).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-        _cache = _Cache(build, tag) if made else None
+        _cache = _Cache(build, tag) if build is not None else None
         if _cache is not None:
             from grpo_lint.forked import at_copy_end
 
@@ -297,6 +293,23 @@ def _open() -> _Cache | None:
     except (OSError, ValueError):
         _cache = None
     return _cache
+
+
+def build_folder(folder: str | None) -> str | None:
+    """This build's folder of the cache kept in `folder` (made, and checked as packs are), or None for none: where
+    grpo_lint.run_cache keeps the output of whole runs."""
+    if folder is None or os.name != "posix":
+        return None
+    try:
+        base = os.path.abspath(folder)
+        os.makedirs(os.path.dirname(base), mode=0o700, exist_ok=True)
+        build = os.path.join(base, "python-" + _build_name())
+        made = _make(base) and _make(build)
+        if made == "new":
+            _forget_other_builds(base, os.path.basename(build))
+    except (OSError, ValueError):
+        return None
+    return build if made else None
 
 
 def _build_name() -> str:
@@ -345,7 +358,8 @@ def _safe(folder: str) -> bool:
 
 
 def _forget_other_builds(folder: str, keep: str) -> None:
-    """Remove the packs of other builds (folders named as builds, files named as packs: nothing else)."""
+    """Remove the packs and run entries of other builds (folders named as builds, files named as packs or entries:
+    nothing else)."""
     try:
         names = os.listdir(folder)
     except OSError:
@@ -356,7 +370,7 @@ def _forget_other_builds(folder: str, keep: str) -> None:
             continue
         try:
             for entry in os.listdir(old):
-                if re.match(_PACK, entry):
+                if re.match(_PACK, entry) or re.match(_RUN_ENTRY, entry):
                     os.unlink(os.path.join(old, entry))
             os.rmdir(old)
         except OSError:
