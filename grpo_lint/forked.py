@@ -38,14 +38,15 @@ def at_copy_end(action: Callable[[], None]) -> None:
         _AT_COPY_END.append(action)
 
 
-_COPY_STATE: list[tuple[Callable[[], object], Callable[[object], None]]] = []
+_COPY_STATE: list[tuple[Callable[[], None], Callable[[], object], Callable[[object], None]]] = []
 
 
-def share_copy_state(collect: Callable[[], object], merge: Callable[[object], None]) -> None:
+def share_copy_state(mark: Callable[[], None], collect: Callable[[], object], merge: Callable[[object], None]) -> None:
     """Have every forked copy send `collect()` back with its results, which this process hands to `merge` (what a
-    copy looked at, for grpo_lint.run_cache)."""
-    if all(pair[0] is not collect for pair in _COPY_STATE):
-        _COPY_STATE.append((collect, merge))
+    copy looked at, for grpo_lint.run_cache); `mark()` is called here just before the copies are made (what they
+    hold already need not come back)."""
+    if all(state[1] is not collect for state in _COPY_STATE):
+        _COPY_STATE.append((mark, collect, merge))
 
 
 def processes(requested: int) -> int:
@@ -79,6 +80,8 @@ def share_out(
     finally:
         os.close(queue)  # every process reads the chunk numbers until the queue is empty
     children: list[tuple[int, int]] = []
+    for mark, _, _ in _COPY_STATE:
+        mark()
     for _ in range(count - 1):
         reading, writing = os.pipe()
         try:
@@ -97,7 +100,7 @@ def share_out(
                         action()
                 if portable is not None:
                     made = {item: portable(result) for item, result in made.items()}
-                states = [collect() for collect, _ in _COPY_STATE]
+                states = [collect() for _, collect, _ in _COPY_STATE]
                 data = pickle.dumps((made, states), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(writing, "wb") as out:
                     out.write(data)
@@ -118,7 +121,7 @@ def share_out(
                 with contextlib.suppress(Exception):  # a broken answer: the caller does those items again
                     answer, states = pickle.loads(data)
                     done.update(answer)
-                    for (_, merge), state in zip(_COPY_STATE, states, strict=False):
+                    for (_, _, merge), state in zip(_COPY_STATE, states, strict=False):
                         merge(state)
     return done
 

@@ -27,6 +27,7 @@ read standard input keep nothing.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import stat
 import sys
@@ -42,7 +43,12 @@ Signature = tuple[int, int, int, int, int] | None
 _real_stat = os.stat
 _real_lstat = os.lstat
 _recording = False
-_seen: dict[tuple[str, str], Signature] = {}  # (path, "stat", "lstat" or "list") -> what the system said
+# What the system said of each path the run looked at: asked about (following links, or not), listed.
+_stats: dict[str, Signature] = {}
+_lstats: dict[str, Signature] = {}
+_lists: dict[str, Signature] = {}
+_asked: set[Any] = set()  # the paths asked about as they were written (a run asks about most several times)
+_asked_lstat: set[Any] = set()
 _skip: tuple[str, ...] = ()
 _cwd = ""
 _hooked = False
@@ -75,32 +81,37 @@ def _signature(facts: os.stat_result, listed: bool = False) -> Signature:
 def _where(path: Any) -> str | None:
     """The absolute path a recorded call names, or None for a descriptor, a path of Python or grpo-lint itself,
     or one of the cache."""
-    if isinstance(path, int):
-        return None
-    try:
-        text = os.fsdecode(path)
-    except (TypeError, ValueError):
-        return None
-    full = text if text.startswith("/") else os.path.join(_cwd, text)
+    if type(path) is not str:
+        if isinstance(path, int):
+            return None
+        try:
+            path = os.fsdecode(path)
+        except (TypeError, ValueError):
+            return None
+    full = path if path[:1] == "/" else f"{_cwd}/{path}"
     return None if full.startswith(_skip) else full
 
 
-def _note(path: Any, how: str, facts: os.stat_result | None) -> None:
+def _note(seen: dict[str, Signature], path: Any, facts: os.stat_result | None, listed: bool = False) -> None:
     full = _where(path)
-    if full is not None and (full, how) not in _seen:
-        _seen[(full, how)] = _signature(facts) if facts is not None else None
+    if full is not None and full not in seen:
+        seen[full] = _signature(facts, listed) if facts is not None else None
 
 
 def _stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
     if not _recording or args or kwargs.get("dir_fd") is not None:
         return _real_stat(path, *args, **kwargs)
-    how = "stat" if kwargs.get("follow_symlinks", True) else "lstat"
+    following = kwargs.get("follow_symlinks", True) is not False
     try:
         facts = _real_stat(path, **kwargs)
     except OSError:
-        _note(path, how, None)
+        _note(_stats if following else _lstats, path, None)
         raise
-    _note(path, how, facts)
+    asked = _asked if following else _asked_lstat
+    key = path if type(path) is str else os.fspath(path)  # (pathlib's stat passes the Path)
+    if key not in asked:  # (most calls: a path asked about before, as written)
+        asked.add(key)
+        _note(_stats if following else _lstats, key, facts)
     return facts
 
 
@@ -110,9 +121,11 @@ def _lstat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
     try:
         facts = _real_lstat(path)
     except OSError:
-        _note(path, "lstat", None)
+        _note(_lstats, path, None)
         raise
-    _note(path, "lstat", facts)
+    if path not in _asked_lstat:
+        _asked_lstat.add(path)
+        _note(_lstats, path, facts)
     return facts
 
 
@@ -121,23 +134,29 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
     if not _recording:
         return
     if event == "open":
-        path, mode, flags = args
+        path = args[0]
+        if path in _asked or type(path) is int:
+            return  # (a file is mostly asked about before it is opened)
+        mode, flags = args[1], args[2]
         if mode is not None and any(c in mode for c in "wax+"):
             return
         if mode is None and flags & (os.O_WRONLY | os.O_RDWR):
             return
-        how = "stat"
-    elif event in ("os.listdir", "os.scandir"):
-        path, how = args[0], "list"
+        seen, listed = _stats, False
+    elif event == "os.scandir" or event == "os.listdir":
+        path = args[0] if args[0] is not None else "."
+        if path in _lists:
+            return
+        seen, listed = _lists, True
     else:
         return
-    full = _where(path if path is not None else ".")
-    if full is None or (full, how) in _seen:
+    full = _where(path)
+    if full is None or full in seen:
         return
     try:
-        _seen[(full, how)] = _signature(_real_stat(full), listed=how == "list")
+        seen[full] = _signature(_real_stat(full), listed)
     except (OSError, ValueError):
-        _seen[(full, how)] = None
+        seen[full] = None
 
 
 def start(cache_folder: str) -> None:
@@ -153,7 +172,8 @@ def start(cache_folder: str) -> None:
 
     _started = time.time_ns()
     _cwd = os.getcwd()
-    _seen.clear()
+    for seen in (_stats, _lstats, _lists, _asked, _asked_lstat):
+        seen.clear()
     os.stat, os.lstat = _stat, _lstat  # type: ignore[assignment]
     if not _hooked:
         sys.addaudithook(_audit)
@@ -161,7 +181,7 @@ def start(cache_folder: str) -> None:
     _recording = True
     from grpo_lint.forked import share_copy_state
 
-    share_copy_state(_copy_seen, _merge_seen)
+    share_copy_state(_mark, _new_seen, _merge_seen)
 
 
 def stop() -> None:
@@ -170,26 +190,46 @@ def stop() -> None:
     os.stat, os.lstat = _real_stat, _real_lstat  # type: ignore[assignment]
 
 
-def _copy_seen() -> dict[tuple[str, str], Signature]:
-    return dict(_seen)
+Seen = tuple[dict[str, Signature], dict[str, Signature], dict[str, Signature]]  # (asked about, not following, listed)
 
 
-def _merge_seen(seen: Any) -> None:
-    if isinstance(seen, dict):
-        for key, value in seen.items():
-            _seen.setdefault(key, value)
+_marks = [0, 0, 0]  # how many paths each record held when forked copies were last made
 
 
-def _unchanged(seen: dict[tuple[str, str], Signature]) -> bool:
-    for (path, how), recorded in seen.items():
-        try:
-            facts = _real_lstat(path) if how == "lstat" else _real_stat(path)
-        except (OSError, ValueError):
-            if recorded is not None:
+def _mark() -> None:
+    _marks[:] = [len(_stats), len(_lstats), len(_lists)]
+
+
+def _copy_seen() -> Seen:
+    return (dict(_stats), dict(_lstats), dict(_lists))
+
+
+def _new_seen() -> Seen:
+    """What a forked copy looked at that it did not hold when it was made (its records keep their order)."""
+    return tuple(  # type: ignore[return-value]
+        dict(itertools.islice(seen.items(), mark, None))
+        for seen, mark in zip((_stats, _lstats, _lists), _marks, strict=True)
+    )
+
+
+def _merge_seen(copied: Any) -> None:
+    if isinstance(copied, tuple) and len(copied) == 3:
+        for mine, theirs in zip((_stats, _lstats, _lists), copied, strict=True):
+            for path, said in theirs.items():
+                mine.setdefault(path, said)
+
+
+def _unchanged(seen: Seen) -> bool:
+    for recorded, look, listed in zip(seen, (_real_stat, _real_lstat, _real_stat), (False, False, True), strict=True):
+        for path, said in recorded.items():
+            try:
+                facts = look(path)
+            except (OSError, ValueError):
+                if said is not None:
+                    return False
+                continue
+            if said != _signature(facts, listed):
                 return False
-            continue
-        if recorded != _signature(facts, listed=how == "list"):
-            return False
     return True
 
 
@@ -217,7 +257,7 @@ class RunCache:
                 if not stat.S_ISREG(facts.st_mode) or facts.st_size > MAX_ENTRY_BYTES:
                     return None
                 magic, seen, output, code = pickle.load(handle)
-            if magic != _MAGIC or not isinstance(seen, dict) or not isinstance(output, str) or not _unchanged(seen):
+            if magic != _MAGIC or not isinstance(seen, tuple) or not isinstance(output, str) or not _unchanged(seen):
                 return None
             return Replayed(output, int(code))
         except Exception:  # no entry, or one that does not load: the run lints
@@ -228,9 +268,10 @@ class RunCache:
     def store(self, output: str, code: int) -> None:
         """Keep the run's output with what it looked at (nothing when the lookup never ran, or when a file it looked
         at changed too recently for its time to tell a later change: see RACY_NS)."""
-        seen = dict(_seen)
+        seen = _copy_seen()
         stop()
-        if not self.path or any(s is not None and s[2] >= _started - RACY_NS for s in seen.values()):
+        recent = _started - RACY_NS
+        if not self.path or any(s is not None and s[2] >= recent for part in seen for s in part.values()):
             return
         import pickle
 
