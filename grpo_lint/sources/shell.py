@@ -1359,7 +1359,7 @@ class _Lexer:
         rest of its words to another program (`ray job submit --address=... -- bash -c '...'`)."""
         words = command.words
         program = words[0].text.rsplit("/", 1)[-1]
-        visible = {name: self.variables[name] for name in self.exported if name in self.variables}
+        visible: dict[str, Word] | None = None  # (the exported variables, unless eval sees them all)
         if program == "tmux":
             string = _tmux_command(words)
         elif program == "eval":
@@ -1389,6 +1389,8 @@ class _Lexer:
         # (A string with parts not known before launch, `"cd $REPO && $CMD"`, is read too: bash expands it, then reads
         # it as commands; what stays unknown is written there as `$NAME`, which the reading below finds unknown again.)
         origin = (string.span.line, string.span.column + 1)
+        if visible is None:
+            visible = {name: self.variables[name] for name in self.exported if name in self.variables}
         inner = _Lexer(string.text, visible, {}, origin, self.level + 1, self.budget)
         inner.exported = set(self.exported)
         inner.run()
