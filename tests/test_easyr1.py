@@ -184,6 +184,24 @@ def test_without_easyr1s_entry_point_the_command_is_not_read_as_easyr1(tmp_path,
     assert notes(report)["examples/run.sh"] == "no GRPO launch command"
 
 
+def test_a_forks_own_entry_point_that_builds_the_config_as_easyr1s_is_read_as_easyr1(tmp_path, monkeypatch):
+    """`python3 -m oracle.run_online config=... key=value` where the module merges `OmegaConf.from_cli()` over
+    `OmegaConf.structured(PPOConfig())` from the copy: its keys are the copy's dataclasses'."""
+    own = MAIN.replace("from .config import PPOConfig", "from verl.trainer.config import PPOConfig")
+    launch = "python3 -m oracle.run_online config=examples/config.yaml worker.rollout.nn=8\n"
+    root = copy(tmp_path, launch)
+    write(root, {"oracle/__init__.py": "", "oracle/run_online.py": own})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == ["GRPO002"]
+    write(root, {"examples/run.sh": launch.replace("nn=8", "n=8")})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == [] and notes(report)["examples/run.sh"] == "launch script"
+    # a module of the repository that builds no such config is not read as EasyR1's
+    write(root, {"oracle/run_online.py": "import sys\nprint(sys.argv)\n", "examples/run.sh": launch})
+    _, report = lint(root, monkeypatch)
+    assert codes(report, "run.sh") == []
+
+
 omegaconf = pytest.importorskip("omegaconf", reason="the differential check needs omegaconf (the `differential` extra)")
 
 

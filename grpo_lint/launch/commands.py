@@ -400,13 +400,15 @@ def _program(
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             unseen = _unseen_path_folder(command, places) or _unseen_start_folder(first, target, places)
             return launch._replace(unseen_copy=unseen)
-    if first in ("-m", "--module") and target == "verl.trainer.main" and places is not None:
+    easyr1 = places is not None and (target == "verl.trainer.main" or _builds_like_easyr1(ran, args))
+    if (first in ("-m", "--module") or target != "verl.trainer.main") and easyr1 and places is not None:
         from grpo_lint.launch.easyr1 import easyr1_copy
 
         main = easyr1_copy(places.modules)
         if main is not None:  # EasyR1: a config built from the copy's dataclasses, not a Hydra tree
             launch = _launch(command, "verl", "train", launcher, args, None, None)
-            return launch._replace(entry=target, script=str(places.root / main), easyr1=main)
+            script = str(ran) if ran is not None and target != "verl.trainer.main" else str(places.root / main)
+            return launch._replace(entry=target, script=script, easyr1=main)
     entry = None if framework_own else _hydra_entry(ran, places)
     if entry is not None:
         script = str(places.root / entry.file) if places is not None else entry.file
@@ -769,6 +771,21 @@ def _own_trainer(ran: Path | None, places: Places | None) -> bool:
     if relative is None or any(part in ("verl", "recipe") for part in relative.split("/")[:-1]):
         return False
     return not places.modules.mentions_in(relative, b"verl")
+
+
+def _builds_like_easyr1(ran: Path | None, args: list[Word]) -> bool:
+    """A script of the repository that builds its config as EasyR1's `verl.trainer.main` does (`OmegaConf.from_cli()`
+    merged over `OmegaConf.structured(PPOConfig())`: a fork's own entry point, `oracle_grpo.run_grpo_online`),
+    launched with `config=` or `key=value` words."""
+    if ran is None or not any("=" in w.text and not w.text.startswith("-") for w in args):
+        return False
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(ran, 1 << 20)
+    return isinstance(data, bytes) and all(mark in data for mark in _EASYR1_MAIN)
+
+
+_EASYR1_MAIN = (b"OmegaConf.from_cli(", b"OmegaConf.structured(PPOConfig", b"import PPOConfig")
 
 
 def _repository_script(target: str, module: bool, places: Places) -> Path | None:

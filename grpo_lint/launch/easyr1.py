@@ -246,7 +246,7 @@ def _unknown_key(path: str, node: str, fields: dict[str, Field], span: Span, pac
     return Diagnostic(
         "GRPO002",
         Severity.ERROR,
-        f"`{path}` is not a field of `{node}`, the config class of EasyR1's {ENTRY} (the copy in {package}/): "
+        f"`{path}` is not a field of `{node}`, a config class of EasyR1's (the copy in {package}/): "
         f"OmegaConf's merge stops at start-up with \"ConfigKeyError: Key '{name}' not in '{node}'\".{hint}",
         "",
         span,
