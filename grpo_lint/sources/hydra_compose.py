@@ -324,7 +324,7 @@ def _merge_dicts(into: dict[str, Any], content: dict[str, Any]) -> None:
         elif value == _MISSING and key in into:
             continue  # a mandatory-value marker does not replace a value already there
         else:
-            into[key] = copy.deepcopy(value)
+            into[key] = copy.deepcopy(value) if isinstance(value, list) else value  # (a scalar is never changed)
 
 
 class _Composer:

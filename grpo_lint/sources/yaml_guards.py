@@ -122,15 +122,18 @@ def alias_problem(root: yaml.Node, text: str) -> ReadProblem | None:
     Iterative post-order walk with one size per distinct node: the cost is the number of nodes
     written, whatever they expand to.
     """
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
+    if "*" not in text and len(text) < MAX_YAML_NODES:
+        return None  # no alias (an alias is written `*name`), and fewer characters than the nodes it takes: a tree
+    # (The nodes themselves are the keys: yaml.Node compares and hashes by identity, and `id()` is an audited call.)
+    sizes: dict[yaml.Node, int] = {}
+    open_nodes: set[yaml.Node] = set()
     stack: list[tuple[yaml.Node, bool]] = [(root, False)]
     while stack:
         node, finished = stack.pop()
-        key = id(node)
+        key = node
         if finished:
             open_nodes.discard(key)
-            total = 1 + sum(sizes[id(child)] for child in _children(node))
+            total = 1 + sum(sizes[child] for child in _children(node))
             sizes[key] = min(total, MAX_YAML_NODES + 1)
             continue
         if key in sizes:
@@ -141,16 +144,16 @@ def alias_problem(root: yaml.Node, text: str) -> ReadProblem | None:
         open_nodes.add(key)
         stack.append((node, True))
         for child in _children(node):
-            if id(child) in open_nodes:
+            if child in open_nodes:
                 mark = child.start_mark
                 return ReadProblem(
                     "an alias refers to the collection that contains it (the data would contain itself)",
                     Span.point(mark.line + 1, mark.column + 1),
                     text,
                 )
-            if id(child) not in sizes:
+            if child not in sizes:
                 stack.append((child, False))
-    if sizes[id(root)] > MAX_YAML_NODES:
+    if sizes[root] > MAX_YAML_NODES:
         return ReadProblem(
             f"alias expansion too large: its anchors and aliases (`&a`, `*a`) expand to more than "
             f"{MAX_YAML_NODES:,} values, which no config needs (not read)",
