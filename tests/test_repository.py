@@ -1485,3 +1485,21 @@ def test_a_script_run_through_exec_or_another_runner_is_read_with_the_callers_va
     write(root, {"course/train_one.sh": wrapper.replace("GROUP=1", "GROUP=8")})
     _, report = lint(root, monkeypatch, "--target", "swift==4.6.0", "course/train_one.sh")
     assert "GRPO101" not in codes(report) and notes(report)["course/train_one.sh"] == "launch script"
+
+
+def test_a_colocated_engine_setting_is_said_to_do_nothing_where_the_launch_leaves_server_mode(tmp_path, monkeypatch):
+    """TRL 0.18's default mode is server: a launch that runs a config with `vllm_gpu_memory_utilization` and no mode
+    leaves it unread (GRPO401); the same config launched with `--vllm_mode colocate` reads it."""
+    script = (
+        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
+        "    x: int = 1\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
+    )
+    config = "num_generations: 4\nper_device_train_batch_size: 4\nuse_vllm: true\nvllm_gpu_memory_utilization: 0.2\n"
+    launch = "accelerate launch --num_processes 2 train.py --config cfg.yaml\n"
+    root = write(tmp_path, {"train.py": script, "cfg.yaml": config, "run.sh": launch})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    (unread,) = [d for d in report["diagnostics"] if d["code"] == "GRPO401"]
+    assert (unread["path"], unread["line"], unread["severity"]) == ("cfg.yaml", 4, "warning")
+    write(root, {"run.sh": launch.replace("cfg.yaml", "cfg.yaml --vllm_mode colocate")})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert "GRPO401" not in codes(report)

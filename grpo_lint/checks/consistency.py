@@ -151,8 +151,13 @@ _COLOCATE_ONLY = (("vllm_gpu_memory_utilization", "--gpu_memory_utilization"),
 
 
 def _colocate_only(plan: RunPlan) -> Iterator[Diagnostic]:
-    """A colocated engine's setting written for a run in server mode: nothing reads it."""
+    """A colocated engine's setting written for a run in server mode: nothing reads it. The mode must be shown:
+    written, or left at its default by the command that runs the config (or by a `GRPOConfig(...)` call). A config
+    read on its own may be launched with `--vllm_mode colocate` (a loop over a folder of configs)."""
     mode = plan.get("vllm_mode")
+    shown_mode = mode.explicit or plan.document.format in ("cli", "python")
+    if not shown_mode or "vllm_mode" in plan.document.unknown:
+        return
     for name, flag in _COLOCATE_ONLY:
         setting = plan.get(name)
         spec = plan.specs.get(name)
