@@ -1503,3 +1503,24 @@ def test_a_colocated_engine_setting_is_said_to_do_nothing_where_the_launch_leave
     write(root, {"run.sh": launch.replace("cfg.yaml", "cfg.yaml --vllm_mode colocate")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     assert "GRPO401" not in codes(report)
+
+
+def test_a_script_whose_own_argparse_defines_a_grpo_named_flag_is_not_a_grpo_run(tmp_path, monkeypatch):
+    """`python3 ray_vllm_generate.py --num_generations 1` (a best-of-n sampling script of the repository, plain
+    argparse, no TRL): the flag is the script's own, so no GRPO rule judges the command. A script whose parser is
+    TRL's is judged."""
+    sampler = (
+        "import argparse\nparser = argparse.ArgumentParser()\nparser.add_argument('--num_generations', type=int)\n"
+        "parser.add_argument('--model')\nargs = parser.parse_args()\n"
+    )
+    launch = "python3 generate.py --model m --num_generations 1\n"
+    root = write(tmp_path, {"scripts/generate.py": sampler, "scripts/run.sh": launch})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert codes(report) == [] and notes(report)["scripts/run.sh"] == "no GRPO launch command"
+    trl = (
+        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
+        "    model: str = ''\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
+    )
+    write(root, {"scripts/generate.py": trl})
+    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert "GRPO101" in codes(report)

@@ -60,7 +60,7 @@ def _sameness(plan: RunPlan) -> tuple[str, Severity | None]:
         return _SAMENESS, None
     return (
         f"every sample of a prompt is the same and the rollouts explore nothing ({estimator} does not compare "
-        "a prompt's samples, so the run trains on, from greedy completions only)",
+        "a prompt's samples, so the run still trains, but only on greedy completions)",
         Severity.WARNING,
     )
 

@@ -453,6 +453,8 @@ def _program(
         return _launch(command, "swift", "train", launcher, args, world, unknown)._replace(script=str(script))
     if program is not None and not program.trains and not _has_grpo_flag(args):
         return None  # a script of the repository that builds no GRPO run (a server, an evaluation, data)
+    if program is not None and not program.trains and not program.trl_config and _own_flags(args, program.flags):
+        return None  # a sampling script of its own whose argparse defines `--num_generations` (best-of-n rollouts)
     if module and script is None and not is_trl and not _has_grpo_flag(args):
         return None  # a module the repository does not hold, with no GRPO flag: `--config` alone shows no run
     trains = program is not None and program.trains
@@ -807,6 +809,12 @@ def _repository_script(target: str, module: bool, places: Places) -> Path | None
         importer = os.path.relpath(ran, places.root).replace(os.sep, "/").strip(".") + "/"
     found = places.modules.module_file(target, 0, importer)
     return places.root / found if found is not None else None
+
+
+def _own_flags(args: list[Word], flags: frozenset[str]) -> bool:
+    """Whether every GRPO-named flag of a command is one the script's own argparse defines."""
+    named = [w.text.split("=", 1)[0] for w in args if w.text.split("=", 1)[0] in _GRPO_FLAGS]
+    return bool(named) and all(name in flags or name.lstrip("-") in flags for name in named)
 
 
 def _has_grpo_flag(args: list[Word]) -> bool:
