@@ -1013,22 +1013,30 @@ def test_a_key_no_copy_reads_names_every_copy_of_the_repository(tmp_path, monkey
     assert unread["code"] == "GRPO014" and "its copies of verl in one/verl/, two/verl/ included" in unread["message"]
 
 
-def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
-    files = {
+def verl_0_4_copy(config: str, run: str) -> dict[str, str]:
+    """A repository holding a copy of verl 0.4.1 (its trainer, its config tree) and one launch of it."""
+    return {
         "README.md": "x\n",
         "verl/__init__.py": "",
         "verl/version/version": "0.4.1\n",
         "verl/trainer/main_ppo.py": MAIN,
         "verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
-        "verl/trainer/config/ppo_trainer.yaml": CONFIG.replace(
+        "verl/trainer/config/ppo_trainer.yaml": config,
+        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        "run.sh": run,
+    }
+
+
+def test_a_key_of_the_copys_config_that_no_code_reads_is_set_for_nothing(tmp_path, monkeypatch):
+    files = verl_0_4_copy(
+        CONFIG.replace(
             "adv_estimator: grpo",
             "adv_estimator: grpo\n  legacy_weighting: 0.5\n  lora:\n    lora_A_init_method: xavier",
         ),
-        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
         # (a LoRA section is handed whole to PEFT's or Megatron-Bridge's LoRA class, whose fields read its keys)
-        "run.sh": f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 "
+        f"python3 -m verl.trainer.main_ppo algorithm.legacy_weighting=0.7 "
         f"algorithm.lora.lora_A_init_method=kaiming {N4}\n",
-    }
+    )
     root = write(tmp_path, files)
     _, report = lint(root, monkeypatch)
     (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]
@@ -1069,16 +1077,9 @@ def test_a_key_added_with_plus_that_no_code_reads_is_set_for_nothing(tmp_path, m
     """`+actor_rollout_ref.rollout.val_temperature=0.7` (Logic-RL's scripts): Hydra adds the key, but no Python file
     of the repository names it, so nothing reads it. A SamplingParams field in the rollout section is read though
     (verl's vLLM rollout hands vLLM every key of its section SamplingParams has), and one the code names acts."""
-    files = {
-        "README.md": "x\n",
-        "verl/__init__.py": "",
-        "verl/version/version": "0.4.1\n",
-        "verl/trainer/main_ppo.py": MAIN,
-        "verl/trainer/ppo/ray_trainer.py": RAY_TRAINER,
-        "verl/trainer/config/ppo_trainer.yaml": CONFIG,
-        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
-        "run.sh": f"python3 -m verl.trainer.main_ppo +actor_rollout_ref.rollout.val_temperature=0.7 {N4}\n",
-    }
+    files = verl_0_4_copy(
+        CONFIG, f"python3 -m verl.trainer.main_ppo +actor_rollout_ref.rollout.val_temperature=0.7 {N4}\n"
+    )
     root = write(tmp_path, files)
     _, report = lint(root, monkeypatch)
     (unread,) = [d for d in report["diagnostics"] if d["path"].endswith("run.sh")]

@@ -1434,17 +1434,26 @@ def test_an_older_trl_under_transformers_from_5_1_stops_at_the_trainer(
         assert not any("warnings_issued" in d["message"] for d in report["diagnostics"])
 
 
+# A training script whose parser is TRL's (TrlParser over its own dataclass and GRPOConfig).
+TRL_SCRIPT = (
+    "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
+    "    x: int = 1\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
+)
+
+
+def trl_launch(tmp_path: Path, monkeypatch, config: str, flags: str) -> tuple[Path, dict]:
+    """A repository of TRL_SCRIPT as train.py, `config` as cfg.yaml and run.sh launching it on 2 processes, linted
+    against TRL 0.18.0."""
+    launch = f"accelerate launch --num_processes 2 train.py {flags}\n"
+    root = write(tmp_path, {"train.py": TRL_SCRIPT, "cfg.yaml": config, "run.sh": launch})
+    return root, lint(root, monkeypatch, "--target", "trl==0.18.0", ".")[1]
+
+
 def test_a_key_given_twice_in_a_config_a_launch_names_is_reported_in_that_config(tmp_path, monkeypatch):
     """TrlParser loads the `--config` YAML with PyYAML, which keeps the last of two equal keys: said in the config a
     launch script names (checked as part of the script), unless a flag of the command sets the key anyway."""
-    script = (
-        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
-        "    x: int = 1\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
-    )
     config = "num_generations: 4\nper_device_train_batch_size: 4\nmax_steps: 10\nmax_steps: 20\nbeta: 0.0\nbeta: 0.1\n"
-    launch = "accelerate launch --num_processes 2 train.py --config cfg.yaml --beta 0.2\n"
-    root = write(tmp_path, {"train.py": script, "cfg.yaml": config, "run.sh": launch})
-    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
+    root, report = trl_launch(tmp_path, monkeypatch, config, "--config cfg.yaml --beta 0.2")
     (twice,) = [d for d in report["diagnostics"] if d["code"] == "GRPO007"]
     assert (twice["path"], twice["line"]) == ("cfg.yaml", 4) and "`max_steps` is set twice" in twice["message"]
     write(root, {"cfg.yaml": config.replace("max_steps: 10\n", "")})
@@ -1490,14 +1499,9 @@ def test_a_script_run_through_exec_or_another_runner_is_read_with_the_callers_va
 def test_a_colocated_engine_setting_is_said_to_do_nothing_where_the_launch_leaves_server_mode(tmp_path, monkeypatch):
     """TRL 0.18's default mode is server: a launch that runs a config with `vllm_gpu_memory_utilization` and no mode
     leaves it unread (GRPO401); the same config launched with `--vllm_mode colocate` reads it."""
-    script = (
-        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
-        "    x: int = 1\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
-    )
     config = "num_generations: 4\nper_device_train_batch_size: 4\nuse_vllm: true\nvllm_gpu_memory_utilization: 0.2\n"
+    root, report = trl_launch(tmp_path, monkeypatch, config, "--config cfg.yaml")
     launch = "accelerate launch --num_processes 2 train.py --config cfg.yaml\n"
-    root = write(tmp_path, {"train.py": script, "cfg.yaml": config, "run.sh": launch})
-    _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     (unread,) = [d for d in report["diagnostics"] if d["code"] == "GRPO401"]
     assert (unread["path"], unread["line"], unread["severity"]) == ("cfg.yaml", 4, "warning")
     write(root, {"run.sh": launch.replace("cfg.yaml", "cfg.yaml --vllm_mode colocate")})
@@ -1517,10 +1521,6 @@ def test_a_script_whose_own_argparse_defines_a_grpo_named_flag_is_not_a_grpo_run
     root = write(tmp_path, {"scripts/generate.py": sampler, "scripts/run.sh": launch})
     _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     assert codes(report) == [] and notes(report)["scripts/run.sh"] == "no GRPO launch command"
-    trl = (
-        "from trl import GRPOConfig, TrlParser\nfrom dataclasses import dataclass\n\n\n@dataclass\nclass S:\n"
-        "    model: str = ''\n\n\nargs, config = TrlParser((S, GRPOConfig)).parse_args_and_config()\n"
-    )
-    write(root, {"scripts/generate.py": trl})
+    write(root, {"scripts/generate.py": TRL_SCRIPT.replace("x: int = 1", "model: str = ''")})
     _, report = lint(root, monkeypatch, "--target", "trl==0.18.0", ".")
     assert "GRPO101" in codes(report)
