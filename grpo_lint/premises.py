@@ -200,8 +200,8 @@ def decide(
                 continue
         elif (code, plan.framework) in RELEASE_INDEPENDENT_IN:
             pass
-        elif code == "GRPO111" and target.unknown and target.fork is not None and target.fork.floors_micro:
-            pass  # the copy's own code shows the verdict (verl_batches._floored_micro: only that one is made then)
+        elif target.unknown and target.fork is not None and code in target.fork.shows:
+            pass  # the copy's own code shows the verdict (workspace.forks: GRPO111's floored micro batch, GRPO015)
         elif (
             code not in RELEASE_INDEPENDENT
             and target.unknown

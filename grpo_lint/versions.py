@@ -50,6 +50,10 @@ class Fork(Record):
     # then takes `ppo_mini_batch_size % ppo_micro_batch_size` unguarded (the verl 0.1 code TinyZero ships): a micro
     # batch below the GPU count becomes 0 there, a ZeroDivisionError at the first update, whatever its release.
     floors_micro: bool = False
+    # Rules whose verdict the copy's own code shows, whatever its release (premises.decide lets them speak where the
+    # release is not known): GRPO111 where it floors the micro batch as above, GRPO015 where its trainer builds a
+    # critic for the gae estimator only.
+    shows: frozenset[str] = frozenset()
 
     def keys(self) -> frozenset[str]:
         return frozenset(key for schema in self.schemas.values() for key in schema)

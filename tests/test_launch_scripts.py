@@ -1193,3 +1193,24 @@ def test_a_foreground_server_without_a_training_after_it_or_in_another_arm_is_no
         + SERVER_THEN_TRAINING.format(end="")
     )
     assert not any("foreground" in d.message for d in script(notes, name="scripts/run.sh").diagnostics)
+
+
+def test_critic_settings_of_a_run_whose_estimator_builds_no_critic_do_nothing():
+    """verl builds a critic only for gae (or with critic.enable=true, 0.6 on): GRPO015 says a GRPO run's critic.*
+    settings do nothing, but not critic.strategy (main_ppo reads it anyway) nor a key another key interpolates."""
+    base = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 "
+
+    def found(words: str, target: str = "verl==0.9.1") -> list[str]:
+        return [d.message for d in script(base + words + "\n", f"--target {target}").diagnostics if d.code == "GRPO015"]
+
+    (message,) = found("critic.optim.lr=1e-5 critic.model.path=m")
+    assert message.startswith(
+        "`critic.optim.lr` and 1 more critic setting have no effect: algorithm.adv_estimator grpo"
+    )
+    assert len(found("critic.optim.lr=1e-5", "verl==0.4.1")) == 1
+    assert found("critic.optim.lr=1e-5 critic.enable=true") == []  # a critic is built after all
+    assert len(found("critic.optim.lr=1e-5 critic.enable=null")) == 1  # (null: the estimator decides)
+    assert found("critic.strategy=fsdp2") == []
+    assert found("critic.forward_max_token_len_per_gpu=8192") == []  # reward_model's takes it (0.4 on)
+    assert [d.code for d in script(base.replace("grpo", "gae") + "critic.optim.lr=1e-5\n", "--target verl==0.9.1")
+            .diagnostics if d.code == "GRPO015"] == []  # fmt: skip

@@ -9,6 +9,7 @@ checked against the 0.4.0-0.9.1 releases).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cache
 from math import gcd
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from grpo_lint.frameworks.base import as_int
 from grpo_lint.frameworks.verl import ACTOR, REF, ROLLOUT
 from grpo_lint.groups import divisor_near, largest_divisor, nearest_multiple
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 from grpo_lint.plan import RunPlan, Setting
 
 if TYPE_CHECKING:
@@ -590,3 +592,86 @@ def greedy_validation_samples(plan: RunPlan, options: Options) -> Iterator[Diagn
         + " and "
         + assignment(plan, f"{ROLLOUT}.val_kwargs.do_sample", "true"),
     )
+
+
+# verl builds a critic only for the gae estimator (RayPPOTrainer.__init__: `use_critic` is True for GAE alone, 0.1 to
+# 0.5; `need_critic` from 0.6: `critic.enable` when set, else the estimator is gae), and checks the critic's settings
+# only then. `critic.strategy` is read whatever the estimator (main_ppo asserts it matches the actor's, 0.1-0.5, and
+# picks the critic worker class with it, 0.6 on); `trainer.critic_warmup` holds the actor's updates back whatever it.
+_CRITIC = "critic."
+_READ_ANYWAY = frozenset({"critic.enable", "critic.strategy"})
+
+
+@rule(
+    "GRPO015",
+    "unused-critic",
+    Severity.WARNING,
+    "verl: critic settings for a run whose estimator builds no critic.",
+)
+def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    if _verl(plan) is None or "algorithm.adv_estimator" in plan.document.unknown:
+        return
+    estimator = plan.get("algorithm.adv_estimator")
+    if not isinstance(estimator.value, str) or estimator.value.lower() == "gae":
+        return
+    if not estimator.explicit and plan.document.format != "cli":
+        return  # (a config read alone: the command that runs it may choose gae)
+    enable = plan.document.entries.get("critic.enable") or plan.document.entries.get("+critic.enable")
+    if "critic.enable" in plan.document.unknown or (
+        enable is not None and str(enable.value).lower() in ("true", "1", "yes", "on")
+    ):
+        return  # (critic.enable=true builds one for any estimator, 0.6 on; null leaves it to the estimator)
+    read = _READ_ANYWAY | _interpolated_critic_keys(plan)
+    schema = getattr(plan.document.hydra, "schema", None) or {}
+    written = [
+        entry
+        for key, entry in plan.document.entries.items()
+        if key.lstrip("+~").startswith(_CRITIC)
+        and key.lstrip("+~") not in read
+        and (key.lstrip("+~") in plan.specs or key.lstrip("+~") in schema)  # (a key verl lacks is GRPO002's)
+    ]
+    if not written:
+        return
+    first = written[0]
+    more = f" and {len(written) - 1} more critic setting{'s' if len(written) > 2 else ''}" if len(written) > 1 else ""
+    verb = "have" if more else "has"
+    yield report(
+        plan,
+        "GRPO015",
+        f"`{first.key}`{more} {verb} no effect: {estimator.label('algorithm.adv_estimator')} {estimator.value} builds "
+        "no critic (verl builds one only for gae, or with critic.enable=true from 0.6.0), so nothing reads the "
+        "critic's settings.",
+        first,
+        fix="delete the `critic.*` settings, or use algorithm.adv_estimator=gae if a critic was meant",
+    )
+
+
+_CRITIC_REFERENCE = lazy(r"\$\{(critic\.[\w.]+)\}")
+
+
+def _interpolated_critic_keys(plan: RunPlan) -> frozenset[str]:
+    """Critic keys another key of the config takes its value from (`reward_model.forward_max_token_len_per_gpu:
+    ${critic.forward_max_token_len_per_gpu}`, verl 0.4 on): setting one sets that key too. From the composed tree, and
+    from every release's defaults."""
+    found = set(_critic_keys_any_release())
+    schema = getattr(plan.document.hydra, "schema", None) or {}
+    for value in schema.values():
+        if isinstance(value, str) and "${critic." in value:
+            found.update(_CRITIC_REFERENCE.findall(value))
+    return frozenset(found)
+
+
+@cache
+def _critic_keys_any_release() -> frozenset[str]:
+    from grpo_lint.frameworks.fields import Versioned
+    from grpo_lint.frameworks.verl.fields import verl_table
+
+    found: set[str] = set()
+    for flavour in ("fsdp", "megatron"):
+        for spec in verl_table(flavour).specs.values():
+            defaults = [v for _, v in spec.default.history] if isinstance(spec.default, Versioned) else [spec.default]
+            for value in defaults:
+                if isinstance(value, str) and "${critic." in value:
+                    found.update(_CRITIC_REFERENCE.findall(value))
+    return frozenset(found)

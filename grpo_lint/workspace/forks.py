@@ -95,7 +95,12 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
     # overlay it (under the repository's own package name, `rubric_rm.verl`, they are what runs: its launches
     # compose the folder's own tree). A copy with no schema of its own is then said to be an overlay (GRPO011).
     overlay = f"{package}/__init__.py" not in present
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, floors)
+    shows = frozenset(
+        code
+        for code, shown in (("GRPO111", floors), ("GRPO015", framework == "verl" and _critic_for_gae(root / package)))
+        if shown
+    )
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, floors, shows)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
@@ -115,6 +120,23 @@ def _group_keys(package_dir: Path) -> tuple[str, ...]:
 # self.config.ppo_micro_batch_size == 0`), as TinyZero and its forks ship them.
 _FLOORED_MICRO = lazy(r"\.actor\.ppo_micro_batch_size\s*//=\s*\(?\s*self\.device_mesh\.shape\[0\]")
 _MICRO_MODULO = lazy(r"ppo_mini_batch_size\s*%\s*self\.config\.ppo_micro_batch_size\b")
+
+
+# RayPPOTrainer of verl 0.1-0.5 (`if ...adv_estimator == 'gae': ... self.use_critic = True` within a few lines, the
+# others False)
+# and of 0.6 on (`self.use_critic = need_critic(self.config)`).
+_CRITIC_FOR_GAE = lazy(
+    r"adv_estimator\s*==\s*(?:['\"]gae['\"]|AdvantageEstimator\.GAE)\s*:[^\n]*\n(?:[^\n]*\n){0,8}?\s*self\.use_critic\s*=\s*True"
+    r"|self\.use_critic\s*=\s*need_critic\("
+)
+
+
+def _critic_for_gae(package_dir: Path) -> bool:
+    """Whether a verl copy's trainer builds a critic for the gae estimator only (GRPO015)."""
+    text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
+    if not text or not _CRITIC_FOR_GAE.search(text):
+        return False
+    return "need_critic(" in text or text.count("self.use_critic = True") == 1
 
 
 def _floors_micro(package_dir: Path) -> bool:
