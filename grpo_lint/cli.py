@@ -84,9 +84,12 @@ def _lint_and_report(paths: tuple[str, ...], flags: dict[str, Any], fmt: str, us
         report = _fix(list(paths), options, flags, fail_on)
     else:
         report = _lint(list(paths), options, flags, cache)
-    if not hasattr(report, "files"):  # the cache's answer for an unchanged repository (grpo_lint.run_cache)
-        _write(report.output, flags["output_file"], use_color)
-        sys.exit(report.code)
+    if cache is not None:
+        from grpo_lint.run_cache import Replayed
+
+        if isinstance(report, Replayed):  # the cache's answer for an unchanged repository
+            _write(report.output, flags["output_file"], use_color)
+            sys.exit(report.code)
     report.unsafe_fixes = flags["unsafe_fixes"]
     if flags["show"]:
         from grpo_lint.formatters.show import render_show
@@ -283,7 +286,7 @@ def _lint(paths: list[str], options: Any, flags: dict[str, Any], cache: Any = No
 
 
 def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any], cache: Any = None) -> Any:
-    from grpo_lint.engine import Report, lint_bytes, lint_paths
+    from grpo_lint.engine import Report, lint_bytes
 
     base = flags["diff_base"]
     if base:
@@ -294,7 +297,7 @@ def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any], cache: An
             changed = changed_files(base, paths, lintable)
         except GitError as exc:
             raise _usage_error(str(exc)) from None
-        return lint_paths(paths or ["."], options, changed, cache)
+        return _lint_workspace(paths or ["."], options, changed, cache)
     if not paths:
         raise _usage_error("give at least one config file or directory (or - for standard input)")
     if "-" in paths:
@@ -314,7 +317,17 @@ def _lint_paths(paths: list[str], options: Any, flags: dict[str, Any], cache: An
         from grpo_lint.engine import guarded
 
         return Report([guarded(name, options, lint_bytes, data, name, options, workspace)])
-    return lint_paths(paths, options, None, cache)
+    return _lint_workspace(paths, options, None, cache)
+
+
+def _lint_workspace(paths: list[str], options: Any, changed: list[str] | None, cache: Any) -> Any:
+    """The paths' repository linted, or the run cache's answer when nothing the last identical run looked at has
+    changed (grpo_lint.run_cache: looked up once the file list is known)."""
+    from grpo_lint.engine import lint_workspace, workspace_for
+
+    workspace = workspace_for(paths, options, changed)
+    kept = cache.lookup(workspace) if cache is not None else None
+    return kept if kept is not None else lint_workspace(workspace, options)
 
 
 def _cache_folder(flags: dict[str, Any]) -> str | None:

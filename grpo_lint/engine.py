@@ -41,20 +41,19 @@ if TYPE_CHECKING:
 __all__ = ["FileResult", "Report", "lint_bytes", "lint_document", "lint_paths", "lint_text", "selected"]
 
 
-def lint_paths(paths: list[str], options: Options, changed: list[str] | None = None, cache: Any = None) -> Report:
-    """Lint files and folders (`changed`: the files --changed-since found, instead of walking). With the command
-    line's run cache (grpo_lint.run_cache), an unchanged repository's answer is its kept output instead."""
+def lint_paths(paths: list[str], options: Options, changed: list[str] | None = None) -> Report:
+    """Lint files and folders (`changed`: the files --changed-since found, instead of walking)."""
+    return lint_workspace(workspace_for(paths, options, changed), options)
+
+
+def workspace_for(paths: list[str], options: Options, changed: list[str] | None = None) -> Workspace:
+    """The repository around the paths, with the files to lint: those the paths name or hold, or `changed`."""
     workspace = build(paths, options)
     if changed is not None:
         from grpo_lint.workspace import from_list
 
         workspace.candidates = from_list(changed, options)
-    if cache is not None:
-        listing = (str(workspace.root), tuple(workspace.files), tuple(str(c.path) for c in workspace.candidates))
-        kept = cache.lookup(listing)
-        if kept is not None:
-            return kept  # type: ignore[no-any-return]
-    return lint_workspace(workspace, options)
+    return workspace
 
 
 def lint_workspace(workspace: Workspace, options: Options) -> Report:

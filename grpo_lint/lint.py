@@ -661,7 +661,6 @@ _NOTHING_IN_PYTHON = "no GRPOConfig call and no seeding problem"
 _PER_PROCESS = frozenset({"GRPO301", "GRPO302", "GRPO303", "GRPO305"})
 
 
-# `from trl import GRPOTrainer` (or GRPOConfig; `from trl.trainer import ...` too): TRL's GRPO classes imported.
 # A model loaded with `fast_inference=True` (`FastLanguageModel.from_pretrained(..., fast_inference=True)`) carries a
 # vLLM engine, and Unsloth's patched GRPOTrainer then turns use_vllm on (unsloth/models/rl.py: "if hasattr(model,
 # 'vllm_engine') ... if args.use_vllm == False: args.use_vllm = True", and vllm_mode colocate from TRL 0.18.0).
@@ -692,6 +691,7 @@ def _unsloth_forces_vllm(entry: Entry | None, text: str, display: str) -> list[D
     ]
 
 
+# `from trl import GRPOTrainer` (or GRPOConfig; `from trl.trainer import ...` too): TRL's GRPO classes imported.
 _GRPO_IMPORT = lazy(r"^[ \t]*from[ \t]+trl(?:\.[\w.]+)?[ \t]+import[^\n]*?\b(GRPO(?:Config|Trainer))\b", re.M)
 
 

@@ -107,6 +107,8 @@ def _stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
     except OSError:
         _note(_stats if following else _lstats, path, None)
         raise
+    if isinstance(path, int):
+        return facts  # (a descriptor: the file was opened, and recorded, by its path)
     asked = _asked if following else _asked_lstat
     key = path if type(path) is str else os.fspath(path)  # (pathlib's stat passes the Path)
     if key not in asked:  # (most calls: a path asked about before, as written)
@@ -161,15 +163,12 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 
 def start(cache_folder: str) -> None:
     """Record what the run looks at from now on (see the module's page)."""
-    global _recording, _skip, _cwd, _hooked
-    import grpo_lint
-
-    package = os.path.dirname(os.path.abspath(grpo_lint.__file__))
-    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, package, os.path.abspath(cache_folder)}
-    _skip = (*(p.rstrip("/") + "/" for p in prefixes), "/proc/", "/dev/", "/sys/")
-    global _started
+    global _recording, _skip, _cwd, _hooked, _started
     import time
 
+    package = os.path.dirname(os.path.abspath(__file__))
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix, package, os.path.abspath(cache_folder)}
+    _skip = (*(p.rstrip("/") + "/" for p in prefixes), "/proc/", "/dev/", "/sys/")
     _started = time.time_ns()
     _cwd = os.getcwd()
     for seen in (_stats, _lstats, _lists, _asked, _asked_lstat):
@@ -241,11 +240,13 @@ class RunCache:
         self.parts = parts
         self.path = ""
 
-    def lookup(self, listing: tuple[str, ...]) -> Replayed | None:
-        """The output kept for this command over this file list, when nothing it was made from has changed."""
+    def lookup(self, workspace: Any) -> Replayed | None:
+        """The output kept for this command over this repository's file list (and the files it lints), when nothing
+        it was made from has changed."""
         import hashlib
         import pickle
 
+        listing = (str(workspace.root), tuple(workspace.files), tuple(str(c.path) for c in workspace.candidates))
         digest = hashlib.blake2b(repr((self.parts, listing)).encode("utf-8", "surrogatepass"), digest_size=16)
         self.path = os.path.join(self.folder, f"run-{digest.hexdigest()}.pickle")
         global _recording

@@ -46,13 +46,12 @@ class Fork(Record):
     # The folder holds the package's files but not its `__init__.py`: imported under the framework's name, an installed
     # package of that name comes first, so the files overlay a copy the repository does not ship.
     overlay: bool = False
-    # verl: the copy's FSDP workers floor-divide the global `actor.ppo_micro_batch_size` by the GPU count and its actor
-    # then takes `ppo_mini_batch_size % ppo_micro_batch_size` unguarded (the verl 0.1 code TinyZero ships): a micro
-    # batch below the GPU count becomes 0 there, a ZeroDivisionError at the first update, whatever its release.
-    floors_micro: bool = False
     # Rules whose verdict the copy's own code shows, whatever its release (premises.decide lets them speak where the
-    # release is not known): GRPO111 where it floors the micro batch as above, GRPO015 where its trainer builds a
-    # critic for the gae estimator only.
+    # release is not known; workspace.forks reads the code):
+    # - GRPO111: its FSDP workers floor-divide the global `actor.ppo_micro_batch_size` by the GPU count and its actor
+    #   then takes `ppo_mini_batch_size % ppo_micro_batch_size` unguarded (the verl 0.1 code TinyZero ships): a micro
+    #   batch below the GPU count becomes 0 there, a ZeroDivisionError at the first update;
+    # - GRPO015: its trainer builds a critic for the gae estimator only.
     shows: frozenset[str] = frozenset()
 
     def keys(self) -> frozenset[str]:

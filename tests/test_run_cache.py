@@ -171,3 +171,24 @@ def test_the_command_line_replays_output_and_exit_status(tmp_path):
     assert first.returncode == second.returncode == 1
     assert first.stdout == second.stdout and "GRPO101" in first.stdout
     assert len(list((tmp_path / "cache").glob("*/run-*.pickle"))) == 1
+
+
+def test_recording_takes_every_form_of_path_the_system_is_asked_about(tmp_path):
+    """While a run records, `os.stat` answers as always for a descriptor, a Path and a missing file (a descriptor is
+    not recorded: its file was opened by its path), and what was asked is kept with the answer."""
+    from grpo_lint import run_cache
+
+    present, missing = tmp_path / "a.yaml", tmp_path / "gone.yaml"
+    present.write_text("x: 1\n")
+    run_cache.start(str(tmp_path / "cache"))
+    try:
+        with open(present) as handle:
+            assert os.stat(handle.fileno()).st_size == 5
+        assert os.stat(present).st_size == 5
+        with pytest.raises(FileNotFoundError):
+            os.stat(missing)
+    finally:
+        run_cache.stop()
+    stats, _, _ = run_cache._copy_seen()
+    assert stats[str(present)] is not None and stats[str(missing)] is None
+    assert os.stat is run_cache._real_stat  # (stopped: the system's own again)

@@ -751,19 +751,18 @@ def _typo_fix(plan: RunPlan, finding: KeyFinding) -> tuple[Fix, ...]:
         return ()
     spec = plan.specs.get(suggestion)
     flag = finding.entry.key.startswith("-")
-    if spec is not None and not _fits(finding.entry.value, spec.kind, flag):
+    if spec is not None and not _fits(finding.entry.value, spec.base_kind, spec.nullable, flag):
         return ()  # `dataset_configs: [train]` is no `dataset_config` (a string) renamed: the value must change too
     return rename(finding.entry, suggestion)
 
 
-def _fits(value: object, kind: str, flag: bool = False) -> bool:
-    """Whether a value as written is of a field's kind ("str?", "list", "int", ...: grpo_lint.frameworks.fields).
-    A flag's word is text that argparse converts: it fits any single value."""
+def _fits(value: object, base: str, optional: bool, flag: bool = False) -> bool:
+    """Whether a value as written is of a field's kind (its base kind: "str", "list", "int", ...; `optional`: null
+    allowed). A flag's word is text that argparse converts: it fits any single value."""
     if flag and isinstance(value, str):
         return True
     if value is None:
-        return kind.endswith("?") or kind == "any"
-    base = kind.rstrip("?")
+        return optional or base == "any"
     checks: dict[str, tuple[type, ...]] = {
         "str": (str,), "list": (list, tuple), "dict": (dict,), "int": (int,), "float": (int, float), "bool": (bool,),
     }  # fmt: skip

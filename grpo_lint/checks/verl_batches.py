@@ -388,7 +388,7 @@ def _deprecated_micro(plan: RunPlan, run: VerlRun) -> Iterator[Diagnostic]:
         return  # with the per-GPU form set too, verl stops first on "both set" (reported above)
     fork = plan.target.fork
     if plan.target.unknown:
-        if fork is not None and fork.floors_micro and run.strategy != "megatron":
+        if fork is not None and "GRPO111" in fork.shows and run.strategy != "megatron":  # (its micro batch floors)
             yield from _floored_micro(plan, run, setting, micro)
         return
     raises = plan.target.version >= Version("0.6.0")
@@ -622,8 +622,8 @@ def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         enable is not None and str(enable.value).lower() in ("true", "1", "yes", "on")
     ):
         return  # (critic.enable=true builds one for any estimator, 0.6 on; null leaves it to the estimator)
-    read = _READ_ANYWAY | _interpolated_critic_keys(plan)
-    schema = getattr(plan.document.hydra, "schema", None) or {}
+    schema = getattr(plan.document.hydra, "schema", None) or {}  # (the composed tree, where one was)
+    read = _READ_ANYWAY | _interpolated_critic_keys(schema)
     written = [
         entry
         for key, entry in plan.document.entries.items()
@@ -650,12 +650,11 @@ def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 _CRITIC_REFERENCE = lazy(r"\$\{(critic\.[\w.]+)\}")
 
 
-def _interpolated_critic_keys(plan: RunPlan) -> frozenset[str]:
+def _interpolated_critic_keys(schema: dict) -> frozenset[str]:
     """Critic keys another key of the config takes its value from (`reward_model.forward_max_token_len_per_gpu:
     ${critic.forward_max_token_len_per_gpu}`, verl 0.4 on): setting one sets that key too. From the composed tree, and
     from every release's defaults."""
     found = set(_critic_keys_any_release())
-    schema = getattr(plan.document.hydra, "schema", None) or {}
     for value in schema.values():
         if isinstance(value, str) and "${critic." in value:
             found.update(_CRITIC_REFERENCE.findall(value))

@@ -19,7 +19,7 @@ from grpo_lint.diagnostics import Span
 from grpo_lint.patterns import lazy, lazy_bytes
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
-from grpo_lint.sources.shell import Command, Word
+from grpo_lint.sources.shell import WRAPPERS, Command, Word
 
 # Flags of each launcher that take no value (everything else `--flag value` consumes the next word).
 _ACCELERATE_SWITCHES = frozenset({
@@ -89,18 +89,12 @@ class Launch(Record):
     easyr1: str = ""
 
 
-# Programs that run another command: `nohup swift rlhf ...`, `uv run accelerate launch ...`, `srun [opts] python ...`,
-# `timeout 3600 python ...`, `numactl --cpunodebind=0 python ...`.
-_WRAPPERS = frozenset({
-    "nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec", "timeout", "stdbuf",
-    "nice", "ionice", "taskset", "numactl", "unbuffer", "xvfb-run", "chronic",
-})  # fmt: skip
 _PROGRAMS = lazy(r"^(swift|megatron|trl|accelerate|torchrun|deepspeed|ray|python(\d+(\.\d+)?)?)$")
 
 
 def _unwrap(words: list[Word]) -> list[Word]:
     """The words from the launched program on, past any wrappers in front of it."""
-    while words and os.path.basename(words[0].text) in _WRAPPERS:
+    while words and os.path.basename(words[0].text) in WRAPPERS:  # (shell.WRAPPERS: `nohup`, `srun`, `uv`, ...)
         inner = next((i for i, w in enumerate(words[1:], 1) if _PROGRAMS.match(os.path.basename(w.text))), None)
         if inner is None:
             return words
@@ -400,7 +394,7 @@ def _program(
                 return launch._replace(script=str(places.root / copy.file), hydra=copy)  # type: ignore[union-attr]
             unseen = _unseen_path_folder(command, places) or _unseen_start_folder(first, target, places)
             return launch._replace(unseen_copy=unseen)
-    easyr1 = places is not None and (target == "verl.trainer.main" or _builds_like_easyr1(ran, args))
+    easyr1 = places is not None and (target == "verl.trainer.main" or _builds_like_easyr1(ran, args, places))
     if (first in ("-m", "--module") or target != "verl.trainer.main") and easyr1 and places is not None:
         from grpo_lint.launch.easyr1 import easyr1_copy
 
@@ -775,16 +769,15 @@ def _own_trainer(ran: Path | None, places: Places | None) -> bool:
     return not places.modules.mentions_in(relative, b"verl")
 
 
-def _builds_like_easyr1(ran: Path | None, args: list[Word]) -> bool:
+def _builds_like_easyr1(ran: Path | None, args: list[Word], places: Places) -> bool:
     """A script of the repository that builds its config as EasyR1's `verl.trainer.main` does (`OmegaConf.from_cli()`
     merged over `OmegaConf.structured(PPOConfig())`: a fork's own entry point, `oracle_grpo.run_grpo_online`),
     launched with `config=` or `key=value` words."""
-    if ran is None or not any("=" in w.text and not w.text.startswith("-") for w in args):
+    if ran is None or places.modules is None or not any("=" in w.text and not w.text.startswith("-") for w in args):
         return False
-    from grpo_lint.sources.reading import read_file
-
-    data = read_file(ran, 1 << 20)
-    return isinstance(data, bytes) and all(mark in data for mark in _EASYR1_MAIN)
+    relative = places.modules.relative(ran)
+    data = places.modules.bytes_of(relative) if relative is not None else None
+    return data is not None and all(mark in data for mark in _EASYR1_MAIN)
 
 
 _EASYR1_MAIN = (b"OmegaConf.from_cli(", b"OmegaConf.structured(PPOConfig", b"import PPOConfig")

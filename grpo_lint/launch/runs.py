@@ -6,7 +6,6 @@ This module only reads; grpo_lint.lint judges the runs."""
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +32,15 @@ from grpo_lint.records import Record
 from grpo_lint.sources import parse_cache
 from grpo_lint.sources.document import Document, Entry, stamp
 from grpo_lint.sources.reading import real_path
-from grpo_lint.sources.shell import Command, Joined, Script, Word, blank_line_continuations, made_here
+from grpo_lint.sources.shell import (
+    Command,
+    Joined,
+    Script,
+    Word,
+    blank_line_continuations,
+    made_here,
+    run_by_wrapper,
+)
 from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
@@ -327,36 +334,18 @@ _BATCH_SWITCHES = frozenset({
 })  # fmt: skip
 
 
-def _past_runners(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """The words from the command a runner starts on: `exec bash run.sh`, `nohup bash run.sh`, `env A=1 bash run.sh`,
-    `timeout 2h bash run.sh`."""
-    while words:
-        program = os.path.basename(words[0].text)
-        if program in ("exec", "nohup", "time", "command"):
-            words = words[1:]
-        elif program == "env":
-            index = 1
-            while index < len(words) and (words[index].text.startswith("-") or _ASSIGNED.match(words[index].text)):
-                index += 1
-            words = words[index:]
-        elif program == "timeout":
-            index = 1
-            while index < len(words) and words[index].text.startswith("-"):
-                index += 2 if words[index].text in ("-s", "-k") else 1  # (--signal=X, --kill-after=X: one word)
-            words = words[index + 1 :]  # past the duration
-        else:
-            break
-    return words
-
-
-_ASSIGNED = re.compile(r"[A-Za-z_]\w*=")
+def _starts_script(word: Word) -> bool:
+    """A word that runs or sources a script: a shell, `source`, `.`, or a script's own path (`./run.sh`)."""
+    name = os.path.basename(word.text)
+    return name in ("bash", "sh", "source", ".") or ("/" in word.text and word.text.endswith(SHELL_SUFFIXES))
 
 
 def called_script(words: tuple[Word, ...]) -> tuple[Word, list[Word] | None] | None:
     """The repository script a command runs, with the words it passes as positional arguments (None when it is
     sourced and keeps the caller's): `bash run.sh a b`, `bash -x run.sh`, `source env.sh`, `./scripts/run.sh a`,
     `sbatch -p gpu --gres=gpu:2 job.slurm a`. None for any other command."""
-    words = _past_runners(words)
+    # (run through a wrapper: `exec bash run.sh`, `env A=1 bash run.sh`, `timeout 2h ./run.sh`)
+    words = run_by_wrapper(words, _starts_script)
     if not words:
         return None
     program = os.path.basename(words[0].text)

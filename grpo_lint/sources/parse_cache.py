@@ -277,19 +277,17 @@ def _open() -> _Cache | None:
     if _opened:
         return _cache
     _opened, _owner = True, os.getpid()
-    folder = _requested
-    if folder is None or os.name != "posix":
+    build = build_folder(_requested)
+    if build is None:
         return None
     import hashlib
 
     try:
-        build = build_folder(folder)
         tag = hashlib.blake2b(os.path.abspath(_root).encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-        _cache = _Cache(build, tag) if build is not None else None
-        if _cache is not None:
-            from grpo_lint.forked import at_copy_end
+        _cache = _Cache(build, tag)
+        from grpo_lint.forked import at_copy_end
 
-            at_copy_end(save)  # a forked copy keeps what it read too
+        at_copy_end(save)  # a forked copy keeps what it read too
     except (OSError, ValueError):
         _cache = None
     return _cache

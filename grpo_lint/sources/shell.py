@@ -17,6 +17,7 @@ Every loop is bounded: expansions nest at most `_MAX_NESTING` deep, a variable's
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from grpo_lint.diagnostics import Span
@@ -35,8 +36,12 @@ _PYTHON = re.compile(r"^python(\d+(\.\d+)?)?$")
 _SEP = "\x00"  # between the elements of "${ARRAY[@]}": always a field break, even inside quotes
 _NOTHING = "\x01"  # "${ARRAY[@]}" of an empty array: no word at all, unless other text joins it
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-# Programs that run the command written after their own options (`srun --nodes=2 bash -c '...'`).
-_RUNS_COMMAND = frozenset({"srun", "nohup", "timeout", "env", "exec", "stdbuf", "nice", "setsid", "time", "mpirun"})
+# Programs that run another command written after their own options: `nohup swift rlhf ...`, `uv run accelerate
+# launch ...`, `srun [opts] python ...`, `timeout 3600 python ...`, `exec bash run.sh`, `srun --nodes=2 bash -c '...'`.
+WRAPPERS = frozenset({
+    "nohup", "time", "env", "uv", "poetry", "pixi", "conda", "srun", "mpirun", "mpiexec", "exec", "timeout", "stdbuf",
+    "nice", "ionice", "taskset", "numactl", "unbuffer", "xvfb-run", "chronic", "setsid", "command",
+})  # fmt: skip
 # Bounds (hostile input must not make the reader slow or deep):
 _MAX_NESTING = 24  # ${A:-${B:-...}} / bash -c inside bash -c / $(( (((...))) )) levels
 _MAX_VALUE = 65_536  # characters of one variable's value; longer values are treated as unknown
@@ -1372,9 +1377,8 @@ class _Lexer:
             string = Word(" ".join(w.text for w in words[1:]), span, tuple(n for w in words[1:] for n in w.unknown))
             visible = dict(self.variables)
         else:
-            if program in _RUNS_COMMAND:  # `srun [options] bash -c '...'`, `nohup bash -c '...'`
-                shell = next((i for i, w in enumerate(words) if w.text.rsplit("/", 1)[-1] in _SHELLS), None)
-                words = words[shell:] if shell is not None else ()
+            if program in WRAPPERS:  # `srun [options] bash -c '...'`, `nohup bash -c '...'`
+                words = run_by_wrapper(words, lambda word: word.text.rsplit("/", 1)[-1] in _SHELLS)
             elif program not in _SHELLS:
                 rest = next((i for i, w in enumerate(words) if w.text == "--"), None)
                 if rest is None:
@@ -1430,6 +1434,16 @@ class _Lexer:
                 self.assign(name, value)
             if exported:
                 self.exported.add(name)
+
+
+def run_by_wrapper(words: tuple[Word, ...], starts: Callable[[Word], bool]) -> tuple[Word, ...]:
+    """The words of the command a wrapper runs (`srun --nodes=2 bash -c ...`, `env A=1 bash run.sh`, `timeout 2h
+    ./run.sh`): from the first word `starts` accepts after the wrapper's own words; () when there is none. The words
+    as they are when the first is no wrapper."""
+    if not words or words[0].text.rsplit("/", 1)[-1] not in WRAPPERS:
+        return words
+    first = next((i for i, word in enumerate(words[1:], 1) if starts(word)), None)
+    return words[first:] if first is not None else ()
 
 
 # A line that writes, copies, moves, links or fetches a file (before the command that runs it).

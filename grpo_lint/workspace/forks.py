@@ -90,17 +90,13 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
         schemas = {"": fields}
     mapped = any(schemas.values())
     groups = _group_keys(root / package) if framework == "verl" else ()
-    floors = framework == "verl" and _floors_micro(root / package)
     # No `__init__.py`: imported under the framework's own name, an installed copy comes first and these files only
     # overlay it (under the repository's own package name, `rubric_rm.verl`, they are what runs: its launches
     # compose the folder's own tree). A copy with no schema of its own is then said to be an overlay (GRPO011).
     overlay = f"{package}/__init__.py" not in present
-    shows = frozenset(
-        code
-        for code, shown in (("GRPO111", floors), ("GRPO015", framework == "verl" and _critic_for_gae(root / package)))
-        if shown
-    )
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, floors, shows)
+    shown = (("GRPO111", _floors_micro), ("GRPO015", _critic_for_gae)) if framework == "verl" else ()
+    shows = frozenset(code for code, reads in shown if reads(root / package))
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, shows)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
@@ -123,8 +119,7 @@ _MICRO_MODULO = lazy(r"ppo_mini_batch_size\s*%\s*self\.config\.ppo_micro_batch_s
 
 
 # RayPPOTrainer of verl 0.1-0.5 (`if ...adv_estimator == 'gae': ... self.use_critic = True` within a few lines, the
-# others False)
-# and of 0.6 on (`self.use_critic = need_critic(self.config)`).
+# other estimators False) and of 0.6 on (`self.use_critic = need_critic(self.config)`).
 _CRITIC_FOR_GAE = lazy(
     r"adv_estimator\s*==\s*(?:['\"]gae['\"]|AdvantageEstimator\.GAE)\s*:[^\n]*\n(?:[^\n]*\n){0,8}?\s*self\.use_critic\s*=\s*True"
     r"|self\.use_critic\s*=\s*need_critic\("

@@ -598,7 +598,7 @@ def _install_lines(text: str) -> Lines:
 def _cloned_tag(command: str) -> str | None:
     """`git clone --branch TAG URL [DIR]` (or `-b TAG`, `--branch=TAG`) of a framework's repository, as the git
     reference it checks out (`git+URL@TAG`: read as `pip install git+URL@TAG` is); None for any other command."""
-    words = [w.strip("\"'") for w in re.split(r"\s(?:&&|\|\||;)\s", " " + command)[0].split()]
+    words = [w.strip("\"'") for w in _COMMANDS.split(command)[0].split()]
     if "clone" not in words or words.index("clone") == 0 or words[words.index("clone") - 1] != "git":
         return None
     rest = words[words.index("clone") + 1 :]
