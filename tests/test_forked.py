@@ -78,12 +78,14 @@ def test_what_a_dead_copy_took_is_left_to_the_caller(tmp_path):
 
 
 def test_an_answer_that_does_not_pickle_is_left_to_the_caller(tmp_path):
-    parent, marks = os.getpid(), tmp_path / "marks"
+    parent, marks, started = os.getpid(), tmp_path / "marks", tmp_path / "started"
 
     def work(item: int) -> object:
         if os.getpid() != parent:
             mark(marks)
+            wait_for(started)  # (the copy leaves this process time to take one: it could take them all)
             return lambda: item  # a lambda does not pickle
+        mark(started)
         wait_for(marks)  # (this process leaves the copy time to take one)
         return item
 
