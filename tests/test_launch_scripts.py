@@ -832,6 +832,26 @@ def test_trl_unknown_config_keys_follow_the_program_that_reads_them(tmp_path, co
     assert unknown.severity is severity and text in unknown.message
 
 
+@pytest.mark.parametrize(
+    ("version", "severity", "text"),
+    [("0.18.0", Severity.WARNING, "drops a key it does not know"), ("0.20.0", Severity.ERROR, "stops on a key")],
+)
+def test_a_removed_key_is_what_the_parser_makes_of_any_unknown_key(tmp_path, version, severity, text):
+    # `vllm_device` left GRPOConfig in TRL 0.18.0. A script's own TrlParser drops a config key no class has before
+    # 0.19 (a warning: the value is not used) and stops on it from 0.19 (an error), as for GRPO002.
+    (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nvllm_device: cuda:1\n")
+    (tmp_path / "train.py").write_text(
+        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+    )
+    result = script(
+        "accelerate launch --num_processes 2 train.py --config c.yaml\n", f"--target trl=={version}", root=tmp_path
+    )
+    (removed,) = [d for d in result.diagnostics if d.code == "GRPO004"]
+    assert removed.severity is severity and text in removed.message and "train.py:2 TrlParser" in removed.message
+
+
 def test_a_script_whose_parser_cannot_be_followed_has_no_unknown_keys(tmp_path):
     """A class grpo-lint cannot resolve (from a package it does not know, made at run time, or a script
     that is not in the repository) leaves the key set unknown: no key is called unknown, and the
@@ -1214,3 +1234,18 @@ def test_critic_settings_of_a_run_whose_estimator_builds_no_critic_do_nothing():
     assert found("critic.forward_max_token_len_per_gpu=8192") == []  # reward_model's takes it (0.4 on)
     assert [d.code for d in script(base.replace("grpo", "gae") + "critic.optim.lr=1e-5\n", "--target verl==0.9.1")
             .diagnostics if d.code == "GRPO015"] == []  # fmt: skip
+
+
+def test_bounds_are_only_those_something_enforces(tmp_path):
+    # transformers checks warmup_ratio in TrainingArguments.__post_init__; nothing checks num_train_epochs (max_steps
+    # overrides it), max_steps, max_grad_norm or data_seed: a value below 0 there starts the run.
+    base = "per_device_train_batch_size: 8\nnum_generations: 8\n"
+    (tmp_path / "ok.yaml").write_text(base + "num_train_epochs: -1\nmax_steps: 500\nmax_grad_norm: -1\ndata_seed: -3\n")
+    (tmp_path / "bad.yaml").write_text(base + "warmup_ratio: 1.5\n")
+    for name, expected in (("ok.yaml", []), ("bad.yaml", ["GRPO003"])):
+        result = script(
+            f"accelerate launch --num_processes 2 -m trl.scripts.grpo --config {name}\n",
+            "--target trl==0.18.0",
+            root=tmp_path,
+        )
+        assert [d.code for d in result.diagnostics if d.code == "GRPO003"] == expected

@@ -577,14 +577,30 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 message += f"; it is now `{replacement}`"
             else:
                 fix = f"delete `{key}`" + (f": {spec.note}" if spec.note else "")
-            message += f" (target {fw(plan)}). As written the setting is rejected or ignored."
+            message += f" (target {fw(plan)}). {_fate(plan, finding)[1]}"
         else:
             message = (
                 f"`{key}` does not exist in {fw(plan)}: it was added in "
-                f"{plan.target.framework_name} {spec.since}. As written it is rejected or ignored."
+                f"{plan.target.framework_name} {spec.since}. {_fate(plan, finding)[1]}"
             )
             fix = f"upgrade to {plan.target.framework_name} >= {spec.since}, or delete `{key}`"
-        yield report(plan, "GRPO004", message, finding.entry, fix=fix, fixes=fixes)
+        severity = _fate(plan, finding)[0]
+        yield report(plan, "GRPO004", message, finding.entry, fix=fix, fixes=fixes, severity=severity)
+
+
+def _fate(plan: RunPlan, finding: KeyFinding) -> tuple[Severity | None, str]:
+    """What the program that reads it does with a key its release lacks: for TRL, what it does with any key no
+    argument class has (GRPO002's verdict for the same key: a script's own TrlParser before 0.19 drops it, `trl
+    grpo` and the grpo script stop on it from 0.19); for the other frameworks their parser stops on it."""
+    if plan.framework != "trl" or plan.document.called:
+        return None, "As written the setting is rejected or ignored."
+    _, _, trl_cli, _ = _trl_names()
+    parser = plan.document.parser or ("`trl grpo`" if plan.document.entry == trl_cli else "TRL's grpo script")
+    if parser.startswith(ASSUMED_READER):
+        parser = "The script assumed to read this file"
+    if _trl_unknown(plan, finding).severity is Severity.WARNING:
+        return Severity.WARNING, f"{parser} drops a key it does not know without a word, so the value is not used."
+    return None, f"{parser} stops on a key it does not know."
 
 
 @rule("GRPO005", "int-for-float", Severity.ERROR, "An integer where generation needs a float.")

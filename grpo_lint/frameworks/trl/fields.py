@@ -114,15 +114,15 @@ _OVERRIDES: dict[str, dict] = {
         )
     },
     "dtype": {"choices": (Choices(None, None, ("auto", "bfloat16", "float16", "float32")),)},
-    # TrainingArguments
+    # TrainingArguments: only the bounds something enforces at start-up (transformers 4.52.3 and 5.x): warmup_ratio in
+    # `__post_init__` ("warmup_ratio must lie in range [0,1]"), learning_rate and weight_decay in torch's AdamW
+    # ("Invalid learning rate"), seed in numpy's `np.random.seed` (0 to 2**32 - 1; Trainer.__init__ calls set_seed).
+    # Nothing checks num_train_epochs (max_steps > 0 overrides it), max_steps (any value <= 0 means "use the
+    # epochs"), max_grad_norm (<= 0: no clipping) or data_seed (a torch generator's seed, which takes negatives).
     "learning_rate": {"ge": 0},
-    "num_train_epochs": {"ge": 0},
-    "max_steps": {"ge": -1},
     "seed": {"ge": 0},
-    "data_seed": {"ge": 0},
     "warmup_ratio": {"ge": 0, "le": 1},
     "weight_decay": {"ge": 0},
-    "max_grad_norm": {"ge": 0},
     # Removed or renamed (reference §2.2).
     "vllm_device": {"note": "vLLM runs colocated (`vllm_mode: colocate`) or in `trl vllm-serve` (`vllm_mode: server`)"},
     "vllm_dtype": {"note": "set the dtype on `trl vllm-serve` in server mode"},
