@@ -959,13 +959,40 @@ def test_a_script_run_after_cd_is_found_there_from_its_own_projects_top(tmp_path
         "old/project/src/app/src/train.py": script,
         "old/project/src/app/src/app/trainer.py": trainer,
         "old/project/scripts/run.sh": launch,
+        "README.md": "A project of its own: walked whole.\n",
     }
     status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.16.0", ".")
     assert status == 0 and codes(report, "run.sh") == []  # its own trainer (not TRL's GRPOTrainer) forms the groups
-    # Without the `cd`, src/train.py is found nowhere: TRL's batch rule is applied (and fails).
+    # Without the `cd`, src/train.py is still the end of one file's path only: that file is the one run.
     write(tmp_path, {"old/project/scripts/run.sh": launch.replace("cd src/app\n", "")})
     status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.16.0", ".")
+    assert status == 0 and codes(report, "run.sh") == []
+    # With a second file of that path elsewhere, which one runs is not shown: TRL's batch rule is applied (and fails).
+    write(tmp_path, {"new/src/train.py": script})
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.16.0", ".")
     assert status == 1 and codes(report, "run.sh") == ["GRPO102"]
+
+
+def test_a_script_named_from_a_folder_a_readme_cds_into_is_the_one_file_of_that_path(tmp_path, monkeypatch):
+    # R1-V's scripts/run.sh names src/open_r1/grpo.py, which is src/r1-v/src/open_r1/grpo.py (its README says to
+    # `cd src/r1-v` first): the script's parser reads the flags, and the run's problems are found.
+    script = (
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, ModelConfig, TrlParser\n"
+        "@dataclass\nclass ScriptArguments:\n    dataset_name: str = ''\n"
+        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+    )
+    launch = (
+        "torchrun --nproc_per_node=2 src/open_r1/grpo.py \\\n"
+        "    --dataset_name d --per_device_train_batch_size 1 --num_generations 2 --max_pixls 401408\n"
+    )
+    files = {"src/r1-v/src/open_r1/grpo.py": script, "scripts/run.sh": launch}
+    status, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.16.0", ".")
+    assert status == 1 and codes(report, "run.sh") == ["GRPO002"]  # --max_pixls: no class of the script has it
+    # A bare file name is not looked for elsewhere: `grpo.py` alone could be any script.
+    write(tmp_path, {"scripts/run.sh": launch.replace("src/open_r1/grpo.py", "grpo.py")})
+    status, report = lint(tmp_path, monkeypatch, "--target", "trl==0.16.0", ".")
+    assert "GRPO002" not in codes(report, "run.sh")
 
 
 # The files a run reads ---------------------------------------------------------------------------

@@ -224,6 +224,10 @@ class Modules:
 
     # --- modules ---------------------------------------------------------------------------------
 
+    def by_suffix(self) -> dict[str, list[str]]:
+        """Each end of a path of the repository's Python files (`open_r1/grpo.py`), with the files it ends."""
+        return self._by_suffix()
+
     def _by_suffix(self) -> dict[str, list[str]]:
         if self._suffixes is None:
             table: dict[str, list[str]] = {}
