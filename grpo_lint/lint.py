@@ -283,6 +283,8 @@ def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:
     trainers = {p.own_trainer for _, p in scripts}
     if len(trainers) == 1:
         document.trainer = trainers.pop()
+        document.trainer_checks = frozenset.intersection(*(p.trainer_checks for _, p in scripts))
+        document.trl_config = all(p.trl_config for _, p in scripts)
     return frozenset().union(*(p.own_keys | p.flags for _, p in scripts))
 
 

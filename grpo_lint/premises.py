@@ -56,6 +56,9 @@ TRAINER_RULES = frozenset({
     "GRPO102", "GRPO103", "GRPO104", "GRPO105", "GRPO106", "GRPO107", "GRPO114", "GRPO304", "GRPO401",
     "GRPO402", "GRPO403", "GRPO404", "GRPO405", "GRPO406",
 })  # fmt: skip
+# The batch checks TRL makes in GRPOConfig.__post_init__ from 0.18.0 (in GRPOTrainer.__init__ before): whatever trainer
+# a script builds, TRL's GRPOConfig among its classes makes them (reference trl.md 1.2).
+CONFIG_CHECKS_SINCE = (frozenset({"GRPO102", "GRPO103", "GRPO104", "GRPO105"}), Version("0.18.0"))
 # Known bugs of released versions (grpo_lint.checks.known_bugs): a copy of the framework inside the repository is
 # not that release, whatever its version file says (a `3.5.0.dev0` copy predates 3.5.0 and may not have its bug).
 KNOWN_BUG_RULES = frozenset({"GRPO114", "GRPO304"})
@@ -169,7 +172,7 @@ def decide(
                 "the copy has this release's bug is not read from its code"
             )
             continue
-        if own_trainer and code in TRAINER_RULES:
+        if own_trainer and code in TRAINER_RULES and not _still_checked(code, plan):
             skipped[code] = f"the run is trained by the repository's own {own_trainer}, which reads it its own way"
             continue
         if not parser_known and alone and diagnostic.key not in written and diagnostic.severity > Severity.INFO:
@@ -340,3 +343,13 @@ def _tie(
         key=entries[0].key,
         fix=f"pin `{pin}` in the repository's requirements",
     )
+
+
+def _still_checked(code: str, plan: RunPlan) -> bool:
+    """Whether a check of TRL's trainer or config still holds for a run trained by the repository's own trainer: its
+    file makes the check word for word (a copy of TRL's trainer), or TRL's GRPOConfig makes it (0.18.0 on)."""
+    document = plan.document
+    if code in document.trainer_checks:
+        return True
+    codes, since = CONFIG_CHECKS_SINCE
+    return code in codes and document.trl_config and plan.framework == "trl" and plan.target.version >= since

@@ -973,6 +973,39 @@ def test_a_script_run_after_cd_is_found_there_from_its_own_projects_top(tmp_path
     assert status == 1 and codes(report, "run.sh") == ["GRPO102"]
 
 
+def test_an_own_trainer_keeps_the_checks_its_code_still_makes(tmp_path, monkeypatch):
+    # A copy of TRL's GRPOTrainer kept in the repository (open-r1 forks' src/open_r1/trl/) reads the config its own
+    # way, but a check it keeps word for word still stops the run; TRL's GRPOConfig checks the batch from 0.18.0
+    # whatever trainer the script builds.
+    check = (
+        "        if len(args.reward_weights) != len(reward_funcs):\n"
+        "            raise ValueError(f'Number of reward weights must match number of reward '\n"
+        "                             f'functions ({len(reward_funcs)})')\n"
+    )
+    trainer = "class GRPOTrainer:\n    def __init__(self, args, reward_funcs):\n" + check
+    script = (
+        "from trl import GRPOConfig, TrlParser\nfrom mytrl.grpo_trainer import GRPOTrainer\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\n"
+        "GRPOTrainer(args=config, reward_funcs=[a, b, c])\n"
+    )
+    config = "per_device_train_batch_size: 4\nnum_generations: 4\nreward_funcs: [a, b, c]\nreward_weights: [1.0, 1.0]\n"
+    launch = "accelerate launch --num_processes 2 train.py --config c.yaml\n"
+    files = {"mytrl/grpo_trainer.py": trainer, "train.py": script, "c.yaml": config, "run.sh": launch}
+    _, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.18.0", ".")
+    assert codes(report, "c.yaml") == ["GRPO403"]
+    # A trainer whose code does not make the check: what it does with the weights is its own.
+    write(tmp_path, {"mytrl/grpo_trainer.py": trainer.replace(check, "        pass\n")})
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert "GRPO403" not in codes(report)
+    # The batch: 2 x 4 = 8 completions in groups of 3. Its own trainer at 0.16.0 may split them its own way; TRL's
+    # GRPOConfig at 0.18.0 stops the run before any trainer is built.
+    write(tmp_path, {"c.yaml": "per_device_train_batch_size: 4\nnum_generations: 3\n"})
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==0.16.0", ".")
+    assert "GRPO102" not in codes(report)
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==0.18.0", ".")
+    assert "GRPO102" in codes(report, "c.yaml")
+
+
 def test_a_script_named_from_a_folder_a_readme_cds_into_is_the_one_file_of_that_path(tmp_path, monkeypatch):
     # R1-V's scripts/run.sh names src/open_r1/grpo.py, which is src/r1-v/src/open_r1/grpo.py (its README says to
     # `cd src/r1-v` first): the script's parser reads the flags, and the run's problems are found.

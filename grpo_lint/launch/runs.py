@@ -45,6 +45,7 @@ from grpo_lint.workspace.files import SHELL_SUFFIXES
 
 if TYPE_CHECKING:
     from grpo_lint.versions import Target
+    from grpo_lint.workspace.modules import Program
 
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -209,7 +210,7 @@ def _run(
         )
         result.problems.extend(found)
         return None
-    extra, parser, trainer, rewritten = _script_facts(launch, places)
+    extra, parser, trainer, rewritten, program = _script_facts(launch, places)
     if launch.framework == "verl":
         before = len(result.problems)
         document, unresolved = _verl_document(launch, script, places, result, target_for)
@@ -278,6 +279,8 @@ def _run(
     document.entry = launch.entry or ""
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
+        if trainer and program is not None:
+            document.trainer_checks, document.trl_config = program.trainer_checks, program.trl_config
     run = _finish_run(Run(launch, document, unresolved, extra))
     if computed:  # fields the script computes: their values are not known, and their defaults never apply
         document.unknown_entries.update(computed)
@@ -630,29 +633,31 @@ def _overwritten(launch: Launch, places: Places, document: Document) -> list[Dia
     return problems
 
 
-def _script_facts(launch: Launch, places: Places) -> tuple[frozenset[str], str | None, str, dict[str, str]]:
+def _script_facts(
+    launch: Launch, places: Places
+) -> tuple[frozenset[str], str | None, str, dict[str, str], Program | None]:
     """What the Python script a launch runs shows, when it is in the repository: the keys it adds to the
     framework's (its own argument classes, its argparse flags), its parser (None when it is not known,
-    so that no key is called unknown), a trainer of its own that reads the config its own way, and the fields its
-    own config class assigns in `__post_init__`."""
+    so that no key is called unknown), a trainer of its own that reads the config its own way, the fields its
+    own config class assigns in `__post_init__`, and the script as read."""
     if launch.script is None:
-        return frozenset(), None, "", {}
+        return frozenset(), None, "", {}, None
     found = resolve_file(launch.script, places)
     if found is None:
-        return frozenset(), None, "", {}
+        return frozenset(), None, "", {}, None
     program = places.modules.program(found) if places.modules is not None else None
     if program is None:
         from grpo_lint.workspace.arguments import script_arguments
 
         flags = script_arguments(found)
-        return (frozenset(flags) if flags else frozenset()), None, "", {}
+        return (frozenset(flags) if flags else frozenset()), None, "", {}, None
     parser = program.parser if program.keys_known and not program.keeps_unknown else None
     if program.parser is None and program.flags:
         parser = None  # argparse flags beside other parsing: which keys it accepts is not fully shown
     trainer = program.own_trainer
     if not trainer and program.keys_known and not program.trl_config and program.trains:
         trainer = f"the argument classes of {program.parser} (no TRL GRPOConfig among them)"
-    return program.own_keys | program.flags, parser, trainer, dict(program.rewritten)
+    return program.own_keys | program.flags, parser, trainer, dict(program.rewritten), program
 
 
 def _verl_document(

@@ -42,7 +42,8 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined", "parser",
-        "path", "record", "registered", "start", "text", "trainer", "unknown", "unknown_entries",
+        "path", "record", "registered", "start", "text", "trainer", "trainer_checks", "trl_config", "unknown",
+        "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -78,6 +79,10 @@ class Document:
         # A trainer (or config class) of the repository's own that reads the config its own way, not TRL's
         # GRPOTrainer: TRL's batch and trainer checks do not apply to it. "" when it is TRL's or not known.
         self.trainer = ""
+        # What still holds for that trainer: the checks of TRL's GRPOTrainer its file makes word for word (rule codes),
+        # and whether TRL's GRPOConfig is among the script's classes (its `__post_init__` checks the batch from 0.18).
+        self.trainer_checks: frozenset[str] = frozenset()
+        self.trl_config = False
         # The keys are the keywords of a call of the framework's own config class (`GRPOConfig(loss_type=...)`, a
         # launched script's call fed by its flags): each exists in the release that runs, even where the
         # repository's own parser has a flag of the same name.
@@ -102,6 +107,7 @@ class Document:
         outline.unknown = self.unknown
         outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
         outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
+        outline.trainer_checks, outline.trl_config = self.trainer_checks, self.trl_config
         return outline
 
     def line(self, number: int) -> str:

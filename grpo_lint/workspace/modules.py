@@ -71,6 +71,18 @@ class Program(Record):
     # left out) assigns in its `__post_init__`: the checks TRL makes there see another value than the config's.
     # (field, where): `("num_generations", "CodeGRPOConfig.__post_init__ (trl/trainer/code_grpo_config.py:554)")`.
     rewritten: tuple[tuple[str, str], ...] = ()
+    # The checks of TRL's GRPOTrainer that `own_trainer`'s file still makes, word for word (a copy of TRL's trainer
+    # that keeps `Number of reward weights (...) must match number of reward functions`): rule codes.
+    trainer_checks: frozenset[str] = frozenset()
+
+
+# What TRL's GRPOTrainer raises for a rule's check (TRL 0.14-0.29 trainer sources), as a copy of it keeps the text
+# (an f-string may be cut in two between words: `... must match number of reward "` `f"functions ...`).
+_GAP = rb"(?:\s|[\"']\s*f?[\"'])+"
+_TRAINER_CHECKS = (
+    ("GRPO403", lazy_bytes(rb"must match number of reward" + _GAP + rb"functions")),
+    ("GRPO402", lazy_bytes(rb"must divide" + _GAP + rb"world size")),
+)
 
 
 class Modules:
@@ -514,6 +526,7 @@ class Modules:
                 for field, where in self.post_init_writes(ref).items():
                     rewritten.setdefault(field, where)
         own_trainer = ""
+        trainer_checks: frozenset[str] = frozenset()
         trains = trl_config
         for name, line in facts.trainers:
             ref = self.resolve(relative, name)
@@ -524,7 +537,10 @@ class Modules:
             elif "GRPO" in ref.name or "Grpo" in ref.name:
                 trains = True
                 where = f"{ref.file}:{self.index(ref.file).classes[ref.name].line}" if ref.file else ref.module  # type: ignore[union-attr]
-                own_trainer = own_trainer or f"{ref.name} ({where}, constructed at {relative}:{line})"
+                if not own_trainer:
+                    own_trainer = f"{ref.name} ({where}, constructed at {relative}:{line})"
+                    text = self.bytes_of(ref.file) if ref.file else None
+                    trainer_checks = frozenset(code for code, mark in _TRAINER_CHECKS if text and mark.search(text))
         keeps = any(
             (key, value) in (("return_remaining_strings", True), ("fail_with_unknown_args", False),
                              ("allow_extra_keys", True))
@@ -542,6 +558,7 @@ class Modules:
             frozenset(facts.flags),
             keeps,
             tuple(rewritten.items()),
+            trainer_checks,
         )
 
     def post_init_writes(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
