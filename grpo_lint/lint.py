@@ -133,7 +133,10 @@ def lint_document(
     recorded = document.entries.get("swift_version") if framework == "swift" else None
     recorded_version = str(recorded.value) if recorded is not None else None
     written = document.written()  # (a key written with a value not known yet too)
-    target = target_for(framework, options, workspace, recorded_version, document.path, written, document.called)
+    where = document.path
+    if document.code and workspace is not None and workspace.statement(framework, document.code)[0] is not None:
+        where = document.code  # (the release the launched script's own folders state: its project's setup.py)
+    target = target_for(framework, options, workspace, recorded_version, where, written, document.called)
     if framework == "swift":
         target = _with_trl_under(target, options, workspace)
     if target.fork is not None and not target.fork.mapped:

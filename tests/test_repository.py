@@ -973,6 +973,28 @@ def test_a_script_run_after_cd_is_found_there_from_its_own_projects_top(tmp_path
     assert status == 1 and codes(report, "run.sh") == ["GRPO102"]
 
 
+def test_a_launch_runs_the_release_its_scripts_project_pins(tmp_path, monkeypatch):
+    # Video-R1: src/scripts/run.sh does `cd src/r1-v` and runs src/open_r1/grpo.py, whose project pins trl==0.16.0 in
+    # src/r1-v/setup.py; the scripts' own folders state nothing. The launched script's folders decide the release.
+    script = (
+        "from trl import GRPOConfig, GRPOTrainer, TrlParser\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\nGRPOTrainer(args=config)\n"
+    )
+    launch = (
+        "cd src/r1-v\n"
+        "torchrun --nproc_per_node 2 src/open_r1/grpo.py --per_device_train_batch_size 1 --num_generations 4\n"
+    )
+    files = {
+        "src/r1-v/setup.py": "from setuptools import setup\nsetup(install_requires=['trl==0.16.0'])\n",
+        "old/setup.py": "from setuptools import setup\nsetup(install_requires=['trl==0.14.0'])\n",
+        "src/r1-v/src/open_r1/grpo.py": script,
+        "src/scripts/run.sh": launch,
+    }
+    _, report = lint(write(tmp_path, files), monkeypatch, ".")
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO102"]
+    assert "TRL 0.16.0 rejects it" in found["message"] and "global train batch size (2 x 1)" in found["message"]
+
+
 def test_an_own_trainer_keeps_the_checks_its_code_still_makes(tmp_path, monkeypatch):
     # A copy of TRL's GRPOTrainer kept in the repository (open-r1 forks' src/open_r1/trl/) reads the config its own
     # way, but a check it keeps word for word still stops the run; TRL's GRPOConfig checks the batch from 0.18.0

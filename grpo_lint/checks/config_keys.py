@@ -592,9 +592,16 @@ def _fate(plan: RunPlan, finding: KeyFinding) -> tuple[Severity | None, str]:
     """What the program that reads it does with a key its release lacks: for TRL, what it does with any key no
     argument class has (GRPO002's verdict for the same key: a script's own TrlParser before 0.19 drops it, `trl
     grpo` and the grpo script stop on it from 0.19); for the other frameworks their parser stops on it."""
-    if plan.framework != "trl" or plan.document.called:
-        return None, "As written the setting is rejected or ignored."
-    _, _, trl_cli, _ = _trl_names()
+    if plan.framework == "swift":
+        return (
+            None,
+            "swift stops on an argument it does not know: "
+            f"`ValueError: remaining_argv: ['--{finding.entry.key.lstrip('-')}', ...]`.",
+        )
+    _, _, trl_cli, trl_script = _trl_names()
+    shown = plan.document.entry in (trl_cli, trl_script) or bool(plan.document.parser)
+    if plan.framework != "trl" or plan.document.called or not shown:
+        return None, "As written the setting is rejected or ignored."  # (which program reads it is not shown)
     parser = plan.document.parser or ("`trl grpo`" if plan.document.entry == trl_cli else "TRL's grpo script")
     if parser.startswith(ASSUMED_READER):
         parser = "The script assumed to read this file"

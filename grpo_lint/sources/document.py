@@ -41,9 +41,9 @@ class Document:
     """A parsed config file."""
 
     __slots__ = (
-        "_lines", "called", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined", "parser",
-        "path", "record", "registered", "start", "text", "trainer", "trainer_checks", "trl_config", "unknown",
-        "unknown_entries",
+        "_lines", "called", "code", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined",
+        "parser", "path", "record", "registered", "start", "text", "trainer", "trainer_checks", "trl_config",
+        "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -83,6 +83,9 @@ class Document:
         # and whether TRL's GRPOConfig is among the script's classes (its `__post_init__` checks the batch from 0.18).
         self.trainer_checks: frozenset[str] = frozenset()
         self.trl_config = False
+        # The repository's Python file a launch runs (`src/r1-v/src/open_r1/grpo.py`), "" when none: the release
+        # its folders state is the one that runs, before the launch script's.
+        self.code = ""
         # The keys are the keywords of a call of the framework's own config class (`GRPOConfig(loss_type=...)`, a
         # launched script's call fed by its flags): each exists in the release that runs, even where the
         # repository's own parser has a flag of the same name.
@@ -107,7 +110,7 @@ class Document:
         outline.unknown = self.unknown
         outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
         outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
-        outline.trainer_checks, outline.trl_config = self.trainer_checks, self.trl_config
+        outline.trainer_checks, outline.trl_config, outline.code = self.trainer_checks, self.trl_config, self.code
         return outline
 
     def line(self, number: int) -> str:
