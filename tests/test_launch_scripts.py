@@ -1249,3 +1249,20 @@ def test_bounds_are_only_those_something_enforces(tmp_path):
             root=tmp_path,
         )
         assert [d.code for d in result.diagnostics if d.code == "GRPO003"] == expected
+
+
+def test_a_missing_config_stops_a_run_whose_trlparser_opens_it(tmp_path):
+    # TrlParser.parse_args_and_config opens `--config` at start-up: a file in no folder the run may start in stops it.
+    launch = "accelerate launch --num_processes 2 {program} --config recipes/missing.yaml --num_generations 2\n"
+    result = script(launch.format(program="-m trl.scripts.grpo"), "--target trl==0.18.0", root=tmp_path)
+    (missing,) = [d for d in result.diagnostics if d.code == "GRPO001"]
+    assert missing.severity is Severity.ERROR and "FileNotFoundError" in missing.message
+    # A script whose own parser reads the flags and is no TrlParser may do anything with the name: only a warning.
+    (tmp_path / "train.py").write_text(
+        "import argparse\nfrom trl import GRPOConfig, GRPOTrainer\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--config')\n"
+        "parser.add_argument('--num_generations')\n"
+        "args = parser.parse_args()\nGRPOTrainer(args=GRPOConfig(num_generations=int(args.num_generations)))\n"
+    )
+    result = script(launch.format(program="train.py"), "--target trl==0.18.0", root=tmp_path)
+    assert [d.severity for d in result.diagnostics if d.code == "GRPO001"] == [Severity.WARNING]

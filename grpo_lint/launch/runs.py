@@ -245,7 +245,13 @@ def _run(
             del flags["config"]  # `--config F` names the file; it is not an argument of the run
         if launch.by_config and config_path is not None and find_file(config_path, places) is None:
             return None  # a program known only by `--config F`, and F is not there: nothing shows a GRPO run
-        file_entries = _read_config(config_entry, config_path, places, result, script, launch.command)
+        # TRL's own entry points and a script's TrlParser open the file at start-up: a missing one stops the run
+        opens = (
+            launch.framework == "trl"
+            and not own_config
+            and (launch.entry is not None or (program is not None and "TrlParser" in (program.parser or "")))
+        )
+        file_entries = _read_config(config_entry, config_path, places, result, script, launch.command, opens)
         if own_config:
             file_entries = {}  # (read above for its place and its problems: not found, not YAML)
     computed: dict[str, Entry] = {}
@@ -1115,8 +1121,16 @@ def _config_file(launch: Launch, flags: dict[str, Entry], version: Version) -> t
 
 
 def _read_config(
-    entry: Entry, config: str | None, places: Places, result: ScriptRuns, script: Script, command: Command
+    entry: Entry,
+    config: str | None,
+    places: Places,
+    result: ScriptRuns,
+    script: Script,
+    command: Command,
+    opens: bool = False,
 ) -> dict[str, Entry]:
+    """The entries of the config file a command names. `opens`: the program that reads the flags opens the file at
+    start-up (TRL's TrlParser: `open(config_path)`), so a file that is not there stops the run."""
     if config is None:
         return {}
     written = written_config(script, config, command.line)
@@ -1126,12 +1140,22 @@ def _read_config(
         return dict(written.entries)
     path = _find_config(config, entry.value_span, places, result, script, command)
     if path == _MISSING:
+        where = "looked from the current directory, the script's folder and its parents"
         result.problems.append(
             Diagnostic(
                 "GRPO001",
+                Severity.ERROR,
+                f"the config file {config} named here is in no folder the run may start in ({where}): TrlParser "
+                'opens it at start-up and stops: "FileNotFoundError: [Errno 2] No such file or directory".',
+                "",
+                entry.value_span,
+                fix="name the file as it is in the repository (a path from where the script is run)",
+            )
+            if opens
+            else Diagnostic(
+                "GRPO001",
                 Severity.WARNING,
-                f"the config file {config} named here was not found (looked from the current directory, "
-                "the script's folder and its parents); only the flags are checked.",
+                f"the config file {config} named here was not found ({where}); only the flags are checked.",
                 "",
                 entry.value_span,
             )
