@@ -40,8 +40,9 @@ RELEASE_INDEPENDENT = frozenset(
 # parallel size divides the actor-rollout GPUs in every release (fsdp_workers.py `_build_rollout`, 0.2 to 0.9).
 RELEASE_INDEPENDENT_IN = frozenset({("GRPO402", "verl")})
 # Rules with a warning written for a release not known (a copy older than any known release): what every known
-# release does and what an older copy may do instead, both named (GRPO109: a mini batch larger than the step).
-FOR_ANY_RELEASE = frozenset({"GRPO109"})
+# release does and what an older copy may do instead, both named (GRPO109: a mini batch larger than the step; GRPO016:
+# KL controller settings that both 0.2-0.3's and 0.4.0's trainers leave unread).
+FOR_ANY_RELEASE = frozenset({"GRPO109", "GRPO016"})
 # Rules that judge keys against the key set (and defaults) of the parser that reads the file: an unknown
 # key, a key removed or not yet added, a `+key` Hydra append for a key the config has, a mandatory value
 # left unset. They need that key set to be shown; a framework copy inside the repository shows its own.

@@ -1662,3 +1662,44 @@ def test_a_cd_to_another_projects_checkout_runs_its_copy(tmp_path, monkeypatch, 
     write(root, {"requirements.txt": "verl==0.7.1\n", "scripts/train.sh": run})
     _, report = lint(root, monkeypatch)
     assert ("GRPO009" in codes(report, "train.sh")) == judged
+
+
+def test_a_copys_trainer_shows_when_it_reads_the_kl_controller(tmp_path, monkeypatch):
+    """A verl 0.1 copy (TinyZero's) skips the KL penalty in the reward, and so `algorithm.kl_ctrl`, when the actor's
+    KL loss is on; its own trainer shows that condition, whatever its release (GRPO016)."""
+    trainer = (
+        "class RayPPOTrainer:\n    def fit(self):\n"
+        "        if not self.config.actor_rollout_ref.actor.use_kl_loss:\n"
+        "            batch, kl_metrics = apply_kl_penalty(batch, kl_ctrl=self.kl_ctrl)\n"
+    )
+    config = CONFIG.replace("  adv_estimator: grpo", "  adv_estimator: grpo\n  kl_ctrl:\n    kl_coef: 0.001")
+    run = (
+        "python3 -m verl.trainer.main_ppo {N4} actor_rollout_ref.actor.use_kl_loss={loss} algorithm.kl_ctrl.kl_coef=1\n"
+    )
+    files = {
+        "README.md": "x\n",
+        "verl/__init__.py": "",
+        "verl/trainer/main_ppo.py": MAIN,
+        "verl/trainer/ppo/ray_trainer.py": trainer,
+        "verl/trainer/config/ppo_trainer.yaml": config,
+        "verl/trainer/config/actor/dp_actor.yaml": ACTOR,
+        "run.sh": run.format(N4=N4, loss="true"),
+    }
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO016"]
+    assert "use_kl_loss is true, and its trainer skips the KL penalty in the reward" in found["message"]
+    write(tmp_path, {"run.sh": run.format(N4=N4, loss="false")})  # the penalty is applied: the controller is read
+    _, report = lint(tmp_path, monkeypatch)
+    assert "GRPO016" not in codes(report)
+    # A trainer that applies it whatever the loss (the v0.1 tag): the controller is read either way.
+    write(
+        tmp_path,
+        {
+            "run.sh": run.format(N4=N4, loss="true"),
+            "verl/trainer/ppo/ray_trainer.py": trainer.replace(
+                "        if not self.config.actor_rollout_ref.actor.use_kl_loss:\n    ", ""
+            ),
+        },
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    assert "GRPO016" not in codes(report)

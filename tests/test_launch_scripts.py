@@ -1236,6 +1236,25 @@ def test_critic_settings_of_a_run_whose_estimator_builds_no_critic_do_nothing():
             .diagnostics if d.code == "GRPO015"] == []  # fmt: skip
 
 
+def test_kl_controller_settings_of_a_run_with_no_kl_penalty_in_the_reward_do_nothing():
+    """verl reads algorithm.kl_ctrl.* only to put a KL penalty in the reward: from 0.4.0 only with
+    use_kl_in_reward=true; a verl 0.1 copy (TinyZero's) only with the actor's KL loss off (GRPO016)."""
+    base = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 "
+
+    def found(words: str, target: str = "verl==0.9.1") -> list[str]:
+        return [d.message for d in script(base + words + "\n", f"--target {target}").diagnostics if d.code == "GRPO016"]
+
+    (message,) = found("actor_rollout_ref.actor.use_kl_loss=true algorithm.kl_ctrl.kl_coef=0.01")
+    assert message.startswith(
+        "`algorithm.kl_ctrl.kl_coef` has no effect: algorithm.use_kl_in_reward (default) is false"
+    )
+    assert "the actor's loss (actor_rollout_ref.actor.kl_loss_coef)" in message
+    assert len(found("algorithm.kl_ctrl.kl_coef=0.01 algorithm.kl_penalty=abs", "verl==0.4.1")) == 1
+    assert found("algorithm.use_kl_in_reward=true algorithm.kl_ctrl.kl_coef=0.01") == []  # the penalty is applied
+    assert found("algorithm.kl_ctrl.kl_coef=0.0") == []  # (0 says there is no penalty: nothing is lost)
+    assert found("algorithm.use_kl_in_reward=$KL algorithm.kl_ctrl.kl_coef=0.01") == []  # known only at launch
+
+
 def test_bounds_are_only_those_something_enforces(tmp_path):
     # transformers checks warmup_ratio in TrainingArguments.__post_init__; nothing checks num_train_epochs (max_steps
     # overrides it), max_steps, max_grad_norm or data_seed: a value below 0 there starts the run.

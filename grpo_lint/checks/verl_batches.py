@@ -28,6 +28,7 @@ from grpo_lint.plan import RunPlan, Setting
 
 if TYPE_CHECKING:
     from grpo_lint.frameworks.verl.frontend import VerlRun
+    from grpo_lint.sources.document import Entry
 
 
 def _verl(plan: RunPlan) -> VerlRun | None:
@@ -645,6 +646,102 @@ def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         first,
         fix="delete the `critic.*` settings, or use algorithm.adv_estimator=gae if a critic was meant",
     )
+
+
+# verl applies the KL penalty in the reward (`apply_kl_penalty`, the only reader of `algorithm.kl_ctrl.*` and
+# `algorithm.kl_penalty`) only when `algorithm.use_kl_in_reward` is true (RayPPOTrainer, 0.4.0 to 0.7.0 tags and main);
+# 0.2-0.3 and the verl 0.1 copies TinyZero and Logic-RL ship apply it unless `actor.use_kl_loss` is true; the v0.1 tag
+# always. A copy's own trainer shows which (workspace.forks.KL_*).
+_KL_SETTINGS = ("algorithm.kl_ctrl.", "algorithm.kl_penalty")
+_TRUE = ("true", "1", "yes", "on")
+
+
+@rule(
+    "GRPO016",
+    "unused-kl-controller",
+    Severity.WARNING,
+    "verl: KL controller settings for a run that puts no KL penalty in the reward.",
+)
+def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    from grpo_lint.workspace.forks import KL_IN_REWARD, KL_WITHOUT_LOSS
+
+    del options
+    if _verl(plan) is None:
+        return
+    written = [
+        entry
+        for key, entry in plan.document.entries.items()
+        if key.lstrip("+~").startswith(_KL_SETTINGS)
+        and key.lstrip("+~") in plan.specs
+        and not (key.lstrip("+~") == "algorithm.kl_ctrl.kl_coef" and as_int(entry.value, 1) == 0)  # ("no penalty")
+        and not (_from_file(plan, entry) and _is_default(plan, key.lstrip("+~"), entry.value))  # (a copied default)
+    ]
+    if not written:
+        return
+    fork = plan.target.fork
+    if fork is not None:
+        gates = (fork.kl_gate,) if fork.kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS) else ()
+    else:  # verl 0.4.0 on; where the release is not known, 0.2-0.3's condition must agree
+        gates = (KL_IN_REWARD,) if not plan.target.unknown else (KL_IN_REWARD, KL_WITHOUT_LOSS)
+    if not gates:
+        return
+    in_reward = plan.get("algorithm.use_kl_in_reward")
+    kl_loss = plan.get(f"{ACTOR}.use_kl_loss")
+    if {"algorithm.use_kl_in_reward", f"{ACTOR}.use_kl_loss"} & plan.document.unknown:
+        return  # (a value known only at launch)
+    loss_on = str(kl_loss.value).lower() in _TRUE
+    alone = plan.document.format in ("yaml", "json")  # a config file read alone, not the launch's overrides
+    reasons = []
+    for gate in gates:
+        if gate == KL_IN_REWARD:
+            if str(in_reward.value).lower() in _TRUE or (not in_reward.explicit and alone):
+                return  # (a config read alone: the command that runs it may turn it on)
+            reasons.append(f"{in_reward.label('algorithm.use_kl_in_reward')} is false")
+        else:
+            if not loss_on:
+                return
+            reasons.append(f"{kl_loss.label(f'{ACTOR}.use_kl_loss')} is true")
+    first = written[0]
+    more = (
+        f" and {len(written) - 1} more KL controller setting{'s' if len(written) > 2 else ''}"
+        if len(written) > 1
+        else ""
+    )
+    verb = "have" if more else "has"
+    how = (
+        "verl applies the KL penalty in the reward only with algorithm.use_kl_in_reward=true (0.4.0 on)"
+        if gates == (KL_IN_REWARD,)
+        else "its trainer skips the KL penalty in the reward when the actor's KL loss is on"
+        if gates == (KL_WITHOUT_LOSS,)
+        else "verl applies the KL penalty in the reward only with use_kl_in_reward=true (0.4.0 on), and not with "
+        "the actor's KL loss on (0.2-0.3)"
+    )
+    term = (
+        f"the KL term of this run is the actor's loss ({ACTOR}.kl_loss_coef)" if loss_on else "this run has no KL term"
+    )
+    yield report(
+        plan,
+        "GRPO016",
+        f"`{first.key}`{more} {verb} no effect: {' and '.join(reasons)}, and {how}, so nothing reads the KL "
+        f"controller; {term}.",
+        first,
+        fix=f"delete the `algorithm.kl_ctrl.*` settings (the actor's KL weight is {ACTOR}.kl_loss_coef), or set "
+        "algorithm.use_kl_in_reward=true if a KL penalty in the reward was meant",
+    )
+
+
+def _from_file(plan: RunPlan, entry: Entry) -> bool:
+    """A setting a config file writes (a whole copy of verl's defaults holds every key), not an override the launch
+    writes on purpose."""
+    return plan.document.format in ("yaml", "json") or entry.key_span.path is not None
+
+
+def _is_default(plan: RunPlan, key: str, value: object) -> bool:
+    spec = plan.specs.get(key)
+    if spec is None:
+        return False
+    default = spec.default_at(plan.target.version)
+    return value == default or str(value) == str(default)
 
 
 _CRITIC_REFERENCE = lazy(r"\$\{(critic\.[\w.]+)\}")

@@ -96,7 +96,10 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
     overlay = f"{package}/__init__.py" not in present
     shown = (("GRPO111", _floors_micro), ("GRPO015", _critic_for_gae)) if framework == "verl" else ()
     shows = frozenset(code for code, reads in shown if reads(root / package))
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, shows)
+    kl_gate = _kl_gate(root / package) if framework == "verl" else ""
+    if kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS):
+        shows |= {"GRPO016"}
+    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, shows, kl_gate)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
@@ -132,6 +135,33 @@ def _critic_for_gae(package_dir: Path) -> bool:
     if not text or not _CRITIC_FOR_GAE.search(text):
         return False
     return "need_critic(" in text or text.count("self.use_critic = True") == 1
+
+
+# What a verl trainer's step applies the KL penalty in the reward (`apply_kl_penalty(batch, kl_ctrl=...)`, which alone
+# reads `algorithm.kl_ctrl` and `algorithm.kl_penalty`) under: `if self.config.algorithm.use_kl_in_reward:` (0.4.0 on),
+# `if not self.config.actor_rollout_ref.actor.get('use_kl_loss', False):` (0.2-0.3, and the verl 0.1 copies TinyZero
+# and Logic-RL ship), or nothing (the v0.1 tag applies it whenever a reference policy is built).
+KL_IN_REWARD, KL_WITHOUT_LOSS, KL_ALWAYS = "use_kl_in_reward", "not use_kl_loss", "always"
+_KL_CALL = lazy(r"^(?![ \t]*def )[^\n]*\bapply_kl_penalty\(", re.M)
+_KL_GUARD = lazy(r"^[ \t]*(?:el)?if\b([^\n]*):[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+def _kl_gate(package_dir: Path) -> str:
+    """Under what a verl copy's trainer applies the KL penalty in the reward (KL_*), "" when it does not show it."""
+    text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
+    call = _KL_CALL.search(text) if text else None
+    if call is None:
+        return ""
+    before = text[: call.start()].splitlines()[-3:]  # (the guard sits on one of the lines just above the call)
+    guards = [m.group(1) for line in before for m in [_KL_GUARD.match(line)] if m is not None]
+    if not guards:
+        return KL_ALWAYS
+    guard = guards[-1]
+    if "use_kl_in_reward" in guard and "not" not in guard.split():
+        return KL_IN_REWARD
+    if "use_kl_loss" in guard and guard.split()[0] == "not" and " and " not in guard and " or " not in guard:
+        return KL_WITHOUT_LOSS
+    return ""
 
 
 def _floors_micro(package_dir: Path) -> bool:
