@@ -301,11 +301,22 @@ def _plan(framework: str, document: Document, target: Target, options: Options, 
     else:
         from grpo_lint.frameworks.swift.frontend import build
     plan = build(document, target, options)
-    if workspace is not None and any(f.status == "unknown" for f in plan.key_findings):
-        # The repository's own argument classes are read only when a key is unknown to the framework.
+    if workspace is not None and any(f.status == "unknown" for f in plan.key_findings) and not _parser_shown(document):
+        # The repository's own argument classes are read only when a key is unknown to the framework, and only where
+        # the program that reads the file is not shown (a script's TrlParser shown has its own classes: the fields of
+        # an unrelated script's dataclass are not its keys).
         defined = workspace.known_keys(framework)
         plan = plan._replace(key_findings=[f for f in plan.key_findings if f.entry.key.lstrip("-") not in defined])
     return plan
+
+
+def _parser_shown(document: Document) -> bool:
+    """Whether the program that reads a TRL config is shown with its classes: a script's own parser, or TRL's own."""
+    from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
+
+    parser = document.parser
+    shown_script = bool(parser) and not (parser or "").startswith(ASSUMED_READER)
+    return shown_script or (document.entry in (TRL_CLI, TRL_SCRIPT) and document.entry != "")
 
 
 def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:

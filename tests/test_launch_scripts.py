@@ -1285,3 +1285,34 @@ def test_a_missing_config_stops_a_run_whose_trlparser_opens_it(tmp_path):
     )
     result = script(launch.format(program="train.py"), "--target trl==0.18.0", root=tmp_path)
     assert [d.severity for d in result.diagnostics if d.code == "GRPO001"] == [Severity.WARNING]
+
+
+def test_a_field_of_an_unrelated_scripts_class_is_not_a_key_of_the_shown_parser(tmp_path):
+    # open-r1 forks: `dataset_split` is a field of scripts/compute_pass_rate.py's own class, not of any class grpo.py's
+    # TrlParser has; the config grpo.py reads drops it (TrlParser before 0.19).
+    (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\ndataset_split: train\n")
+    (tmp_path / "train.py").write_text(
+        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+    )
+    (tmp_path / "other.py").write_text(
+        "from dataclasses import dataclass\nfrom transformers import HfArgumentParser\n"
+        "@dataclass\nclass PassRateArgs:\n    dataset_split: str = 'train'\n"
+        "(args,) = HfArgumentParser(PassRateArgs).parse_args_into_dataclasses()\n"
+    )
+    result = script(
+        "accelerate launch --num_processes 2 train.py --config c.yaml\n", "--target trl==0.18.0", root=tmp_path
+    )
+    (dropped,) = [d for d in result.diagnostics if d.code == "GRPO002"]
+    assert dropped.severity is Severity.WARNING and "`dataset_split`" in dropped.message
+    # The same key in a class of the script's own parser is its key.
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass\nfrom trl import GRPOConfig, ModelConfig, TrlParser\n"
+        "@dataclass\nclass Args:\n    dataset_split: str = 'train'\n"
+        "parser = TrlParser((Args, GRPOConfig, ModelConfig))\n"
+    )
+    result = script(
+        "accelerate launch --num_processes 2 train.py --config c.yaml\n", "--target trl==0.18.0", root=tmp_path
+    )
+    assert [d.code for d in result.diagnostics if d.code == "GRPO002"] == []
