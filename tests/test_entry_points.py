@@ -1615,6 +1615,9 @@ V01_WORKERS = (
     "class ActorRolloutRefWorker:\n    def __init__(self, config):\n        self.config = config\n"
     "        self.config.actor.ppo_micro_batch_size //= (self.device_mesh.shape[0] // self.ulysses_size)\n"
 )
+V01_GUARD = (
+    "        if self.config.actor.ppo_micro_batch_size == 0:\n            self.config.actor.ppo_micro_batch_size = 1\n"
+)
 V01_ACTOR = (
     "class DataParallelPPOActor:\n    def update_policy(self, data):\n"
     "        assert self.config.ppo_mini_batch_size % self.config.ppo_micro_batch_size == 0\n"
@@ -1628,6 +1631,7 @@ V01_ACTOR = (
         (8, 8, True, False),
         (16, 32, True, True),
         (4, 8, False, False),  # a copy whose code does not show the floor: its release is unknown, nothing said
+        (4, 8, "guarded", False),  # a fork that puts a floored 0 back to 1 (TinyZero-PRM): the division never sees 0
     ],
 )
 def test_a_verl_01_copy_floors_the_global_micro_batch_to_zero(tmp_path, monkeypatch, micro, gpus, floors, stops):
@@ -1638,7 +1642,8 @@ def test_a_verl_01_copy_floors_the_global_micro_batch_to_zero(tmp_path, monkeypa
     root = write(tmp_path, {
         "verl/__init__.py": "", "verl/version/version": "0.1\n", "verl/trainer/__init__.py": "",
         "verl/trainer/main_ppo.py": V01_MAIN, "verl/trainer/config/ppo_trainer.yaml": V01_CONFIG,
-        "verl/workers/fsdp_workers.py": V01_WORKERS if floors else "class ActorRolloutRefWorker:\n    pass\n",
+        "verl/workers/fsdp_workers.py": (V01_WORKERS + V01_GUARD if floors == "guarded" else V01_WORKERS)
+        if floors else "class ActorRolloutRefWorker:\n    pass\n",
         "verl/workers/actor/dp_actor.py": V01_ACTOR, "scripts/train.sh": run,
     })  # fmt: skip
     _, report = lint(root, monkeypatch)
@@ -1688,9 +1693,18 @@ def test_a_copys_trainer_shows_when_it_reads_the_kl_controller(tmp_path, monkeyp
     _, report = lint(write(tmp_path, files), monkeypatch)
     (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO016"]
     assert "use_kl_loss is true, and its trainer skips the KL penalty in the reward" in found["message"]
+    assert "use_kl_in_reward" not in found["fix"]["message"]  # (a key this copy does not have)
     write(tmp_path, {"run.sh": run.format(N4=N4, loss="false")})  # the penalty is applied: the controller is read
     _, report = lint(tmp_path, monkeypatch)
     assert "GRPO016" not in codes(report)
+    # A trainer whose only call is commented out (DeepScaleR's copy): the controller is never read, whatever the loss.
+    commented = (
+        trainer.replace("            batch, kl", "            # batch, kl") + "def apply_kl_penalty(batch):\n    pass\n"
+    )
+    write(tmp_path, {"verl/trainer/ppo/ray_trainer.py": commented})
+    _, report = lint(tmp_path, monkeypatch)
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO016"]
+    assert "never applies the KL penalty in the reward" in found["message"]
     # A trainer that applies it whatever the loss (the v0.1 tag): the controller is read either way.
     write(
         tmp_path,

@@ -663,7 +663,7 @@ _TRUE = ("true", "1", "yes", "on")
     "verl: KL controller settings for a run that puts no KL penalty in the reward.",
 )
 def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
-    from grpo_lint.workspace.forks import KL_IN_REWARD, KL_WITHOUT_LOSS
+    from grpo_lint.workspace.forks import KL_IN_REWARD, KL_NEVER, KL_WITHOUT_LOSS
 
     del options
     if _verl(plan) is None:
@@ -680,7 +680,7 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         return
     fork = plan.target.fork
     if fork is not None:
-        gates = (fork.kl_gate,) if fork.kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS) else ()
+        gates = (fork.kl_gate,) if fork.kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS, KL_NEVER) else ()
     else:  # verl 0.4.0 on; where the release is not known, 0.2-0.3's condition must agree
         gates = (KL_IN_REWARD,) if not plan.target.unknown else (KL_IN_REWARD, KL_WITHOUT_LOSS)
     if not gates:
@@ -697,7 +697,7 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
             if str(in_reward.value).lower() in _TRUE or (not in_reward.explicit and alone):
                 return  # (a config read alone: the command that runs it may turn it on)
             reasons.append(f"{in_reward.label('algorithm.use_kl_in_reward')} is false")
-        else:
+        elif gate == KL_WITHOUT_LOSS:
             if not loss_on:
                 return
             reasons.append(f"{kl_loss.label(f'{ACTOR}.use_kl_loss')} is true")
@@ -708,25 +708,35 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         else ""
     )
     verb = "have" if more else "has"
-    how = (
-        "verl applies the KL penalty in the reward only with algorithm.use_kl_in_reward=true (0.4.0 on)"
-        if gates == (KL_IN_REWARD,)
-        else "its trainer skips the KL penalty in the reward when the actor's KL loss is on"
-        if gates == (KL_WITHOUT_LOSS,)
-        else "verl applies the KL penalty in the reward only with use_kl_in_reward=true (0.4.0 on), and not with "
-        "the actor's KL loss on (0.2-0.3)"
-    )
+    if gates == (KL_NEVER,) and fork is not None:
+        why = (
+            f"the trainer of the copy in {fork.package}/ never applies the KL penalty in the reward (its call of "
+            "apply_kl_penalty is commented out)"
+        )
+        instead = "restore the call in the copy's ray_trainer.py"
+    else:
+        how = (
+            "verl applies the KL penalty in the reward only with algorithm.use_kl_in_reward=true (0.4.0 on)"
+            if gates == (KL_IN_REWARD,)
+            else "its trainer skips the KL penalty in the reward when the actor's KL loss is on"
+            if gates == (KL_WITHOUT_LOSS,)
+            else "verl applies the KL penalty in the reward only with use_kl_in_reward=true (0.4.0 on), and not "
+            "with the actor's KL loss on (0.2-0.3)"
+        )
+        why = f"{' and '.join(reasons)}, and {how}"
+        instead = (
+            f"set {ACTOR}.use_kl_loss=false" if gates == (KL_WITHOUT_LOSS,) else "set algorithm.use_kl_in_reward=true"
+        )
     term = (
         f"the KL term of this run is the actor's loss ({ACTOR}.kl_loss_coef)" if loss_on else "this run has no KL term"
     )
     yield report(
         plan,
         "GRPO016",
-        f"`{first.key}`{more} {verb} no effect: {' and '.join(reasons)}, and {how}, so nothing reads the KL "
-        f"controller; {term}.",
+        f"`{first.key}`{more} {verb} no effect: {why}, so nothing reads the KL controller; {term}.",
         first,
-        fix=f"delete the `algorithm.kl_ctrl.*` settings (the actor's KL weight is {ACTOR}.kl_loss_coef), or set "
-        "algorithm.use_kl_in_reward=true if a KL penalty in the reward was meant",
+        fix=f"delete the `algorithm.kl_ctrl.*` settings (the actor's KL weight is {ACTOR}.kl_loss_coef), or {instead} "
+        "if a KL penalty in the reward was meant",
     )
 
 

@@ -97,7 +97,7 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
     shown = (("GRPO111", _floors_micro), ("GRPO015", _critic_for_gae)) if framework == "verl" else ()
     shows = frozenset(code for code, reads in shown if reads(root / package))
     kl_gate = _kl_gate(root / package) if framework == "verl" else ""
-    if kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS):
+    if kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS, KL_NEVER):
         shows |= {"GRPO016"}
     return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, shows, kl_gate)
 
@@ -141,8 +141,9 @@ def _critic_for_gae(package_dir: Path) -> bool:
 # reads `algorithm.kl_ctrl` and `algorithm.kl_penalty`) under: `if self.config.algorithm.use_kl_in_reward:` (0.4.0 on),
 # `if not self.config.actor_rollout_ref.actor.get('use_kl_loss', False):` (0.2-0.3, and the verl 0.1 copies TinyZero
 # and Logic-RL ship), or nothing (the v0.1 tag applies it whenever a reference policy is built).
-KL_IN_REWARD, KL_WITHOUT_LOSS, KL_ALWAYS = "use_kl_in_reward", "not use_kl_loss", "always"
-_KL_CALL = lazy(r"^(?![ \t]*def )[^\n]*\bapply_kl_penalty\(", re.M)
+KL_IN_REWARD, KL_WITHOUT_LOSS, KL_ALWAYS, KL_NEVER = "use_kl_in_reward", "not use_kl_loss", "always", "never"
+_KL_CALL = lazy(r"^(?![ \t]*def )[^\n#]*\bapply_kl_penalty\(", re.M)
+_KL_DEFINED = lazy(r"^[ \t]*def apply_kl_penalty\(", re.M)
 _KL_GUARD = lazy(r"^[ \t]*(?:el)?if\b([^\n]*):[ \t]*(?:#[^\n]*)?$", re.M)
 
 
@@ -150,8 +151,8 @@ def _kl_gate(package_dir: Path) -> str:
     """Under what a verl copy's trainer applies the KL penalty in the reward (KL_*), "" when it does not show it."""
     text = _read(package_dir / "trainer" / "ppo" / "ray_trainer.py")
     call = _KL_CALL.search(text) if text else None
-    if call is None:
-        return ""
+    if call is None:  # (a trainer that defines the penalty but never calls it: the call commented out, DeepScaleR)
+        return KL_NEVER if text and _KL_DEFINED.search(text) and "apply_kl_penalty(" in text else ""
     before = text[: call.start()].splitlines()[-3:]  # (the guard sits on one of the lines just above the call)
     guards = [m.group(1) for line in before for m in [_KL_GUARD.match(line)] if m is not None]
     if not guards:
@@ -164,11 +165,24 @@ def _kl_gate(package_dir: Path) -> str:
     return ""
 
 
+# A fork that puts a floored micro batch of 0 back to 1 (`if self.config.actor.ppo_micro_batch_size == 0: ... = 1`, or
+# `= max(1, ...)`): the division that follows never sees 0.
+_MICRO_GUARD = lazy(
+    r"\.actor\.ppo_micro_batch_size\s*(?:==\s*0\b|<\s*1\b|<=\s*0\b)|\.actor\.ppo_micro_batch_size\s*=\s*max\(\s*1\b"
+)
+
+
 def _floors_micro(package_dir: Path) -> bool:
     """Whether a verl copy floors the global actor micro batch to a per-GPU count and then divides by it unguarded."""
     workers = _read(package_dir / "workers" / "fsdp_workers.py")
     actor = _read(package_dir / "workers" / "actor" / "dp_actor.py")
-    return bool(workers and actor and _FLOORED_MICRO.search(workers) and _MICRO_MODULO.search(actor))
+    return bool(
+        workers
+        and actor
+        and _FLOORED_MICRO.search(workers)
+        and not _MICRO_GUARD.search(workers)
+        and _MICRO_MODULO.search(actor)
+    )
 
 
 def repeat_keys(text: str) -> tuple[str, ...]:
