@@ -611,7 +611,8 @@ def test_swift_config_flag_before_4_1_overrides_the_command_line(tmp_path):
 def test_missing_config_file_is_said(tmp_path):
     result = script(f"trl grpo --num_processes 1 --config {tmp_path / 'nope.yaml'} {TRL}\n")
     (missing,) = result.diagnostics
-    assert missing.code == "GRPO001" and "not found" in missing.message
+    assert missing.code == "GRPO001" and "is in no folder the run may start in" in missing.message
+    assert missing.severity is Severity.ERROR  # (TRL's grpo script opens it: FileNotFoundError)
 
 
 def test_a_config_named_by_a_script_is_not_linted_twice(tmp_path):
@@ -1316,3 +1317,20 @@ def test_a_field_of_an_unrelated_scripts_class_is_not_a_key_of_the_shown_parser(
         "accelerate launch --num_processes 2 train.py --config c.yaml\n", "--target trl==0.18.0", root=tmp_path
     )
     assert [d.code for d in result.diagnostics if d.code == "GRPO002"] == []
+
+
+def test_a_flag_left_without_its_value_stops_the_parser():
+    # argparse (HfArgumentParser, OpenRLHF's flags): a field that takes a value, followed by another flag or by an
+    # unquoted variable the script sets to nothing, stops at start-up ("expected one argument"); a switch takes none.
+    run = "accelerate launch --num_processes 2 -m trl.scripts.grpo --dataset_name {value} --num_generations 2 --bf16\n"
+
+    def found(text: str) -> list[tuple[int, str]]:
+        result = script(text, "--target trl==0.18.0")
+        return [(d.span.line, d.key) for d in result.diagnostics if d.code == "GRPO003"]
+
+    assert found(run.format(value="")) == [(1, "--dataset_name")]
+    assert found('DATA=""\n' + run.format(value="$DATA")) == [(2, "--dataset_name")]
+    assert found(run.format(value="trl-lib/tldr")) == []
+    assert found(run.format(value="${DATA:-}")) == []  # (the caller may export DATA)
+    assert found(run.format(value="$1")) == []  # (a script's argument)
+    assert found(run.format(value="trl-lib/tldr").replace("--bf16", "--gradient_checkpointing")) == []  # switches

@@ -566,9 +566,12 @@ def test_a_config_named_after_a_cd_is_looked_for_from_there(tmp_path, monkeypatc
     write(tmp_path, {"run.sh": f"cd $WORK && {launch}"})  # where it runs is not shown: nothing said of the file
     status, report = lint(tmp_path, monkeypatch, "run.sh")
     assert status == 0 and codes(report) == []
-    write(tmp_path, {"run.sh": launch})  # from the script's folder: not there
+    write(tmp_path, {"run.sh": launch})  # from the script's folder: not there, but the end of one file's path
     status, report = lint(tmp_path, monkeypatch, "run.sh")
-    assert codes(report) == ["GRPO001"] and "was not found" in report["diagnostics"][0]["message"]
+    assert status == 1 and codes(report) == ["GRPO102"]  # (run from sub/, as that file's place says)
+    write(tmp_path, {"other/configs/grpo.yaml": config})  # two files end so: which one runs is not shown
+    status, report = lint(tmp_path, monkeypatch, "run.sh")
+    assert status == 0 and codes(report) == []  # (and none is missing: the run may start beside either)
 
 
 def test_a_cd_to_a_home_folder_is_not_a_folder_of_the_repository(tmp_path, monkeypatch, uninstalled):
@@ -593,7 +596,7 @@ def test_a_cd_through_the_checkouts_own_name_runs_there_and_a_missing_config_is_
     write(tmp_path, {"run.sh": f"cd ~/work/{tmp_path.name}/sub && {launch}"})
     _, report = lint(tmp_path, monkeypatch, "run.sh")
     (missing,) = report["diagnostics"]
-    assert (missing["code"], missing["severity"]) == ("GRPO001", "warning")
+    assert (missing["code"], missing["severity"]) == ("GRPO001", "error")  # (TrlParser opens it at start-up)
     assert "configs/gone.yaml" in missing["message"]
     write(tmp_path, {"run.sh": f"cd ~/work/other-checkout/sub && {launch}"})
     status, report = lint(tmp_path, monkeypatch, "run.sh")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from functools import cache
 from typing import Any
@@ -14,6 +15,7 @@ from grpo_lint.checks.messages import assignment, config_of, fw, shown, shown_ov
 from grpo_lint.diagnostics import Diagnostic, Fix, Severity
 from grpo_lint.frameworks.fields import FieldSpec
 from grpo_lint.options import Options
+from grpo_lint.patterns import lazy
 from grpo_lint.plan import KeyFinding, RunPlan
 from grpo_lint.premises import ASSUMED_READER
 from grpo_lint.sources.document import Entry
@@ -522,6 +524,62 @@ def invalid_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
         if several and (spec is None or spec.base_kind != "list"):
             message, fix = _split_words(entry)
         yield report(plan, "GRPO003", message, entry.value_span, fix=fix, key=entry.key)
+    yield from _flags_without_value(plan)
+
+
+# What argparse (HfArgumentParser's fields, OpenRLHF's flags) makes of a field of these kinds written with no value:
+# nargs=None or "+" needs one. A bool field takes none (`nargs="?"`, `store_true`).
+_TAKES_A_VALUE = {"str": "expected one argument", "int": "expected one argument", "float": "expected one argument",
+                  "list": "expected at least one argument"}  # fmt: skip
+
+
+def _flags_without_value(plan: RunPlan) -> Iterator[Diagnostic]:
+    """`--dataset_name --bf16`, or `--dataset_name $EMPTY` whose empty unquoted variable vanished: the flag has no
+    value, and the parser stops at start-up."""
+    from grpo_lint.launch.runs import Bare
+
+    if plan.document.format != "cli" or plan.framework not in ("trl", "swift", "openrlhf"):
+        return
+    for name, entry in plan.document.entries.items():
+        if not isinstance(entry.value, Bare) or entry.key_span.path is not None or not entry.key.startswith("--"):
+            continue
+        spec = plan.specs.get(name)
+        needs = _TAKES_A_VALUE.get(spec.base_kind) if spec is not None else None
+        if needs is None or name in plan.document.unknown or not _nothing_after(plan.document, entry):
+            continue
+        yield report(
+            plan,
+            "GRPO003",
+            f"`{entry.key}` takes a value, but none follows it (the next word is another flag, or the command ends): "
+            f'the parser stops at start-up: "error: argument {entry.key}: {needs}". An unquoted variable that is '
+            "empty (`--flag $EMPTY`) vanishes like this.",
+            entry.key_span,
+            fix=f'give `{entry.key}` its value (quote a variable: "$VAR"), or delete the flag',
+            key=entry.key,
+        )
+
+
+_EXPANSION = lazy(r"\$(?:\{(\w+)(?::?-)?\}|(\w+))")
+
+
+def _nothing_after(document: Any, entry: Entry) -> bool:
+    """Whether what the script writes after the flag, up to the next flag, is nothing, or only variables the script
+    itself sets to nothing (`X=""` above: the environment cannot change it); not a `${X:-}` the caller may export,
+    nor `$1`."""
+    line = document.line(entry.key_span.end_line)
+    after = line[entry.key_span.end_column - 1 :]
+    gap = after.split(" -", 1)[0].rstrip().removesuffix("\\").strip()
+    if not gap:
+        return True
+    names = [a or b for a, b in _EXPANSION.findall(gap)]
+    if not names or _EXPANSION.sub("", gap).strip(" \"'"):
+        return False
+    text = document.text
+    return all(
+        not name.isdigit()
+        and re.search(rf"^[ \t]*(?:export[ \t]+|local[ \t]+)?{name}=(?:\"\"|''|)[ \t]*(?:#.*)?$", text, re.M)
+        for name in names
+    )
 
 
 def _split_words(entry: Entry) -> tuple[str, str]:

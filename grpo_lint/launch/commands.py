@@ -1066,17 +1066,20 @@ def find_file(path: str, places: Places) -> Path | Outside | None:
     return outside or _below(path, places)
 
 
+_RUN_FILES = (".py", ".yaml", ".yml", ".json")  # (a script a launch runs, the config it names)
+
+
 def _below(path: str, places: Places) -> Path | None:
-    """A Python file named by a path of folders found nowhere the script looks, which is the end of exactly one file's
-    path in the repository: `src/open_r1/grpo.py` run from `src/r1-v/`, where a README says to `cd` first. Not after
-    a `cd` to a folder that is not shown (the checkout may be elsewhere), and not for a bare file name."""
+    """A script or config named by a path of folders found nowhere the script looks, which is the end of exactly one
+    file's path in the repository: `src/open_r1/grpo.py` run from `src/r1-v/`, where a README says to `cd` first. Not
+    after a `cd` to a folder that is not shown (the checkout may be elsewhere), and not for a bare file name."""
     modules = places.modules
     written = os.path.normpath(path)
-    if modules is None or places.lost or os.path.isabs(path) or not written.endswith(".py"):
+    if modules is None or places.lost or os.path.isabs(path) or not written.endswith(_RUN_FILES):
         return None
     if "/" not in written or written.startswith(".."):
         return None
-    found = modules.by_suffix().get(written, [])
+    found = modules.ending_with(written)
     if len(found) != 1:
         return None
     shown = os.path.relpath(places.root / found[0])

@@ -1032,6 +1032,16 @@ def _launcher_world(launch: Launch, file_entries: dict[str, Entry], unresolved: 
     return None
 
 
+class Bare(str):
+    """The value of a flag written with none (`--bf16`, or `--dataset_name $EMPTY` whose empty variable vanished):
+    "true" for a switch, and no value at all for an argument that takes one (argparse: "expected one argument")."""
+
+    __slots__ = ()
+
+
+BARE = Bare("true")
+
+
 def flag_entries(words: tuple[Word, ...]) -> tuple[dict[str, Entry], dict[str, Word]]:
     """`--name value ...` / `--name=value` / `--switch` as entries keyed by the argument name.
 
@@ -1064,7 +1074,7 @@ def flag_entries(words: tuple[Word, ...]) -> tuple[dict[str, Entry], dict[str, W
                 unresolved[name] = value_word
                 break
         if not values:
-            entries[name] = Entry(flag, "true", flag_span, flag_span)
+            entries[name] = Entry(flag, BARE, flag_span, flag_span)
             continue
         value_span = values[0].span
         if len(values) == 1:
@@ -1190,8 +1200,19 @@ def _find_config(
     if path is None:
         if made_here(script.text, written.rpartition("/")[2], command) or places.lost:
             return None  # the script makes or fetches it (`cp`, `wget`), or where the path starts is not known
+        if _ends_several(written, places):
+            return None  # several files of the repository end so: the run may start beside any of them
         return _MISSING
     return path
+
+
+def _ends_several(written: str, places: Places) -> bool:
+    """Whether more than one file of the repository ends with a relative path of folders a script names (one is read
+    as the file: commands.find_file)."""
+    tail = os.path.normpath(written)
+    if places.modules is None or os.path.isabs(written) or "/" not in tail or tail.startswith(".."):
+        return False
+    return len(places.modules.ending_with(tail)) > 1
 
 
 def _config_entries(path: Path, written: str, span: Span, result: ScriptRuns) -> dict[str, Entry] | None:

@@ -236,9 +236,12 @@ class Modules:
 
     # --- modules ---------------------------------------------------------------------------------
 
-    def by_suffix(self) -> dict[str, list[str]]:
-        """Each end of a path of the repository's Python files (`open_r1/grpo.py`), with the files it ends."""
-        return self._by_suffix()
+    def ending_with(self, tail: str) -> list[str]:
+        """The repository's files (any kind) whose path is `tail` or ends with `/tail`."""
+        if tail.endswith(".py"):
+            return list(self._by_suffix().get(tail, ()))
+        end = "/" + tail
+        return [name for name in self._all if name == tail or name.endswith(end)]
 
     def _by_suffix(self) -> dict[str, list[str]]:
         if self._suffixes is None:
