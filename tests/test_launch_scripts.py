@@ -1253,6 +1253,7 @@ def test_kl_controller_settings_of_a_run_with_no_kl_penalty_in_the_reward_do_not
     assert len(found("algorithm.kl_ctrl.kl_coef=0.01 algorithm.kl_penalty=abs", "verl==0.4.1")) == 1
     assert found("algorithm.use_kl_in_reward=true algorithm.kl_ctrl.kl_coef=0.01") == []  # the penalty is applied
     assert found("algorithm.kl_ctrl.kl_coef=0.0") == []  # (0 says there is no penalty: nothing is lost)
+    assert found("algorithm.kl_ctrl.kl_coef=0.0 algorithm.kl_ctrl.target_kl=0.0") == []  # (nor do its other settings)
     assert found("algorithm.use_kl_in_reward=$KL algorithm.kl_ctrl.kl_coef=0.01") == []  # known only at launch
 
 

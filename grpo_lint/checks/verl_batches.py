@@ -676,8 +676,9 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         and not (key.lstrip("+~") == "algorithm.kl_ctrl.kl_coef" and as_int(entry.value, 1) == 0)  # ("no penalty")
         and not (_from_file(plan, entry) and _is_default(plan, key.lstrip("+~"), entry.value))  # (a copied default)
     ]
-    if not written:
-        return
+    coef = plan.document.entries.get("algorithm.kl_ctrl.kl_coef")
+    if not written or (coef is not None and as_int(coef.value, 1) == 0):
+        return  # (a kl_coef of 0 says there is no penalty: its other settings say nothing more)
     fork = plan.target.fork
     if fork is not None:
         gates = (fork.kl_gate,) if fork.kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS, KL_NEVER) else ()
