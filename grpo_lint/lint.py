@@ -134,7 +134,7 @@ def lint_document(
     recorded_version = str(recorded.value) if recorded is not None else None
     written = document.written()  # (a key written with a value not known yet too)
     where = document.path
-    if document.code and workspace is not None and workspace.statement(framework, document.code)[0] is not None:
+    if document.code and workspace is not None and workspace.pins.nearest(framework, workspace.relative(document.code)):
         where = document.code  # (the release the launched script's own folders state: its project's setup.py)
     target = target_for(framework, options, workspace, recorded_version, where, written, document.called)
     if framework == "swift":

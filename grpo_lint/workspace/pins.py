@@ -217,6 +217,11 @@ class Statements:
         narrowed."""
         return self._stated(name, relative)[0]
 
+    def nearest(self, name: str, relative: str) -> Pin | None:
+        """The best statement of a package that the file's own folders make (its own, else its nearest folder's), not
+        the repository's elsewhere: read from those folders alone."""
+        return self._nearest(name, relative)
+
     def _nearest(self, name: str, relative: str) -> Pin | None:
         """The best statement of a package for a file: its own, else its nearest folder's."""
         here = next(self._chain(name, relative), None)
