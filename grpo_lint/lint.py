@@ -340,6 +340,11 @@ def _lint_accelerate_config(document: Document, options: Options, workspace: Wor
 
     files = workspace.files if workspace is not None and workspace.complete else None
     diagnostics = [d for d in check_accelerate_config(document, files) if selected(d.code, options)]
+    if any(d.code == "GRPO001" for d in diagnostics) and workspace is not None:
+        relative = workspace.relative(document.path)
+        if relative and not workspace.modules.names_file(relative):
+            # (no file of the repository names this accelerate config: no run shown uses it, a DPO folder's leftover)
+            diagnostics = [d for d in diagnostics if d.code != "GRPO001"]
     if not diagnostics:
         return FileResult(document.path, "skipped", text=document.text, note="an accelerate config (consistent)")
     return FileResult(document.path, "linted", diagnostics, document.text, "accelerate config", None, document.format)

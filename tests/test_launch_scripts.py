@@ -719,6 +719,9 @@ def test_a_deepspeed_config_the_repository_does_not_hold_stops_accelerate(tmp_pa
         "deepspeed_config:\n  deepspeed_config_file: configs/ds_stage2.json\n  zero3_init_flag: false\n"
     )
     (tmp_path / "accel.yaml").write_text(config)
+    # No file of the repository names it (a leftover of a DPO folder): no run shown uses it, nothing is said.
+    assert json.loads(run_cli(".", "--isolated", "--format", "json", cwd=tmp_path).stdout)["diagnostics"] == []
+    (tmp_path / "README.md").write_text("accelerate launch --config_file accel.yaml -m trl.scripts.grpo ...\n")
     found = json.loads(run_cli(".", "--isolated", "--format", "json", cwd=tmp_path).stdout)["diagnostics"]
     assert [(d["code"], d["severity"], d["line"], d["column"]) for d in found] == [("GRPO001", "warning", 6, 3)]
     assert "configs/ds_stage2.json" in found[0]["message"] and "Expected a string path" in found[0]["message"]

@@ -85,6 +85,12 @@ _TRAINER_CHECKS = (
 )
 
 
+# The files that may name a config a run uses (launch scripts, notes, code, configs), and how much of each is read.
+_NAMING_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch", ".md", ".rst", ".txt", ".py", ".ipynb", ".yaml", ".yml",
+                    ".json", ".toml", "Makefile")  # fmt: skip
+_NAMING_BYTES = 1 << 20
+
+
 class Modules:
     """The repository's Python files, read on demand and kept for the run."""
 
@@ -201,6 +207,26 @@ class Modules:
         if needle not in self._mentions:
             self._mentions[needle] = any(needle in (self.bytes_of(name) or b"") for name in self.files)
         return self._mentions[needle]
+
+    def names_file(self, relative: str) -> bool:
+        """Whether another text file of the repository (a script, a README, Python, a config) names the file at
+        `relative`: by its path from the root or from above (`configs/ds.yaml`), or by its name in a file of its own
+        folder. Read only when a rule needs to know that some run uses the file (a rare question: bounded reads)."""
+        from grpo_lint.sources.document import ReadProblem
+        from grpo_lint.sources.reading import read_file
+
+        folder, _, name = relative.rpartition("/")
+        tail = (folder.rpartition("/")[2] + "/" + name if folder else name).encode()
+        for other in self._all:
+            if other == relative or not other.endswith(_NAMING_SUFFIXES):
+                continue
+            beside = other.rpartition("/")[0] == folder
+            data = read_file(self.root / other, _NAMING_BYTES, within=self.root)
+            if isinstance(data, ReadProblem):
+                continue
+            if tail in data or (beside and name.encode() in data) or (folder and folder.encode() + b"/" in data):
+                return True
+        return False
 
     def mentions_in(self, relative: str, needle: bytes) -> bool:
         """Whether one file of the repository holds `needle` (a file that cannot be read: True, its parse says why)."""
