@@ -1338,3 +1338,25 @@ def test_a_flag_left_without_its_value_stops_the_parser():
     assert found(run.format(value="${DATA:-}")) == []  # (the caller may export DATA)
     assert found(run.format(value="$1")) == []  # (a script's argument)
     assert found(run.format(value="trl-lib/tldr").replace("--bf16", "--gradient_checkpointing")) == []  # switches
+
+
+def test_a_flag_of_the_scripts_own_class_left_without_its_value_stops_the_parser(tmp_path):
+    # VLM-R1: `image_folders=""` ... `--image_folders $image_folders`, a `str` field of the script's own class.
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass, field\nfrom typing import Optional\n"
+        "from trl import GRPOConfig, ModelConfig, TrlParser\n"
+        "@dataclass\nclass Args:\n    image_folders: str = field(default=None)\n    sizes: Optional[list[int]] = None\n"
+        "    freeze_vision: bool = False\n"
+        "parser = TrlParser((Args, GRPOConfig, ModelConfig))\n"
+    )
+    run = 'image_folders=""\ntorchrun --nproc_per_node 2 train.py --num_generations 2 {flags}\n'
+
+    def found(flags: str) -> list[tuple[str, str]]:
+        result = script(run.format(flags=flags), "--target trl==0.18.0", root=tmp_path)
+        return [(d.key, d.message.split('"')[1]) for d in result.diagnostics if d.code == "GRPO003"]
+
+    assert found("--image_folders $image_folders --freeze_vision") == [
+        ("--image_folders", "error: argument --image_folders: expected one argument")
+    ]
+    assert found("--sizes --freeze_vision") == [("--sizes", "error: argument --sizes: expected at least one argument")]
+    assert found("--image_folders /data --freeze_vision --sizes 1 2") == []

@@ -545,6 +545,8 @@ def _flags_without_value(plan: RunPlan) -> Iterator[Diagnostic]:
             continue
         spec = plan.specs.get(name)
         needs = _TAKES_A_VALUE.get(spec.base_kind) if spec is not None else None
+        if spec is None:  # (a field of the script's own argument classes)
+            needs = plan.document.takes_value.get(name)
         if needs is None or name in plan.document.unknown or not _nothing_after(plan.document, entry):
             continue
         yield report(

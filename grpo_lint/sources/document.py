@@ -42,8 +42,8 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "code", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined",
-        "parser", "path", "record", "registered", "start", "text", "trainer", "trainer_checks", "trl_config",
-        "unknown", "unknown_entries",
+        "parser", "path", "record", "registered", "start", "takes_value", "text", "trainer", "trainer_checks",
+        "trl_config", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -86,6 +86,8 @@ class Document:
         # The repository's Python file a launch runs (`src/r1-v/src/open_r1/grpo.py`), "" when none: the release
         # its folders state is the one that runs, before the launch script's.
         self.code = ""
+        # The flags of that script's own argument classes that take a value (see workspace.modules.Program).
+        self.takes_value: dict[str, str] = {}  # (field: what argparse says when it has no value)
         # The keys are the keywords of a call of the framework's own config class (`GRPOConfig(loss_type=...)`, a
         # launched script's call fed by its flags): each exists in the release that runs, even where the
         # repository's own parser has a flag of the same name.
@@ -111,6 +113,7 @@ class Document:
         outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
         outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
         outline.trainer_checks, outline.trl_config, outline.code = self.trainer_checks, self.trl_config, self.code
+        outline.takes_value = self.takes_value
         return outline
 
     def line(self, number: int) -> str:

@@ -74,6 +74,15 @@ class Program(Record):
     # The checks of TRL's GRPOTrainer that `own_trainer`'s file still makes, word for word (a copy of TRL's trainer
     # that keeps `Number of reward weights (...) must match number of reward functions`): rule codes.
     trainer_checks: frozenset[str] = frozenset()
+    # Fields of the repository's own argument classes that take a value on the command line (`str`, `int`, `float`, a
+    # list, or one of them Optional): written with none, argparse stops ("expected one argument").
+    # (field, what argparse says when it has none), as the Document's takes_value.
+    takes_value: tuple[tuple[str, str], ...] = ()
+
+
+# An annotation HfArgumentParser gives a value to: `str`, `Optional[int]`, `list[str]` (group 1: a list, nargs="+"),
+# `str | None`; not `bool`.
+_TAKES_VALUE = re.compile(r"(?:Optional\[\s*)?(?:str|int|float|((?:list|List)\[[^\]]*\]))(?:\s*\])?(?:\s*\|\s*None)?")
 
 
 # What TRL's GRPOTrainer raises for a rule's check (TRL 0.14-0.29 trainer sources), as a copy of it keeps the text
@@ -404,6 +413,19 @@ class Modules:
             trl = trl or is_trl
         return frozenset(own), resolved, missing, trl
 
+    def annotations(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
+        """The annotation of each field a repository class (and its bases in the repository) declares."""
+        facts = self.index(ref.file) if ref.file is not None else None
+        if facts is None or depth > _MAX_DEPTH or ref.name not in facts.classes:
+            return {}
+        found: dict[str, str] = {}
+        for base in facts.classes[ref.name].bases:
+            based = self.resolve(ref.file or "", base)
+            if based is not None:
+                found.update(self.annotations(based, depth + 1))
+        found.update((f.name, f.annotation) for f in facts.classes[ref.name].fields)
+        return found
+
     def extends(self, ref: ClassRef, package: str, names: frozenset[str], depth: int = 0) -> bool:
         """Whether a class is, or derives from, one of `names` of an installed `package`."""
         if ref.file is None:
@@ -538,6 +560,7 @@ class Modules:
         parser_text: str | None = None
         own: set[str] = set()
         unresolved: list[str] = []
+        takes_value: dict[str, str] = {}
         trl_config = False
         rewritten: dict[str, str] = {}
         if facts.parsers:
@@ -548,6 +571,12 @@ class Modules:
                 if ref is None:
                     unresolved.append(name or "?")
                     continue
+                for field, annotation in self.annotations(ref).items():
+                    kind = _TAKES_VALUE.fullmatch(annotation.strip())
+                    if kind is not None:
+                        takes_value[field] = (
+                            "expected at least one argument" if kind.group(1) else "expected one argument"
+                        )
                 more, ok, missing, is_trl = self.fields(ref)
                 own |= more
                 unresolved += missing if not ok else []
@@ -588,6 +617,7 @@ class Modules:
             keeps,
             tuple(rewritten.items()),
             trainer_checks,
+            tuple(takes_value.items()),
         )
 
     def post_init_writes(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
