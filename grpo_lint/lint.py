@@ -374,7 +374,7 @@ def lint_script(runs: ScriptRuns, options: Options, workspace: Workspace | None)
     from grpo_lint.checks.launch import run_script_rules
 
     script = runs.script
-    diagnostics: list[Diagnostic] = list(runs.problems)
+    diagnostics: list[Diagnostic] = _after_cuts(list(runs.problems), script)
     skipped_rules: list[str] = []
     plans: list[RunPlan] = []
     pairs: list[tuple[Launch, RunPlan | None]] = []
@@ -510,6 +510,24 @@ def _lint_run(
         if read is None or name in read:
             found.append(_unresolved(script, name, word))
     return (linted.plans[0] if linted.plans else None), found, linted.unchecked
+
+
+def _after_cuts(problems: list[Diagnostic], script: Script) -> list[Diagnostic]:
+    """A problem of the script reader (a Hydra override that does not parse) in the words a comment cut off a command:
+    found by reading the command as written, as the rules read it; said so, and GRPO501 says what bash does."""
+    if not script.cutoffs:
+        return problems
+    lost = {(w.span.line, w.span.column): cut.comment.line for cut in script.cutoffs for w in cut.lost}
+    marked = []
+    for problem in problems:
+        line = lost.get((problem.span.line, problem.span.column)) if problem.span is not None else None
+        if line is not None and not problem.code.startswith("GRPO5"):
+            problem = problem._replace(
+                message=problem.message + f" (This reads the command as written, with the words after the comment on "
+                f"line {line}, which bash cuts off; see GRPO501.)"
+            )
+        marked.append(problem)
+    return marked
 
 
 def _read_keys(framework: str) -> frozenset[str] | None:

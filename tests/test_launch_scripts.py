@@ -1360,3 +1360,21 @@ def test_a_flag_of_the_scripts_own_class_left_without_its_value_stops_the_parser
     ]
     assert found("--sizes --freeze_vision") == [("--sizes", "error: argument --sizes: expected at least one argument")]
     assert found("--image_folders /data --freeze_vision --sizes 1 2") == []
+
+
+def test_a_backslash_before_a_blank_is_said_and_words_after_a_cut_are_marked():
+    # `\  # note`: the `\` escapes the space (a word of its own, which Hydra cannot parse) and the `#` after it starts a
+    # comment that cuts the command (GRPO501); `\<TAB># note` further down makes `<TAB>#` a word. Those later words are
+    # found by reading the command as written: said so.
+    text = (
+        "python3 -m verl.trainer.main_ppo \\\n"
+        "    algorithm.adv_estimator=grpo \\  # the estimator\n"
+        "    actor_rollout_ref.rollout.n=4 \\\n"
+        "    actor_rollout_ref.model.use_remove_padding=True \\\t# note\n"
+    )
+    found = {(d.code, d.span.line): d for d in script(text, "--target verl==0.7.1").diagnostics}
+    first, later = found[("GRPO001", 2)], found[("GRPO001", 4)]
+    assert "escapes the blank after it, not the line's end" in first.message and "end the line" in (first.fix or "")
+    assert "with the words after the comment on line 2" in later.message
+    assert "with the words after the comment" not in first.message
+    assert ("GRPO501", 2) in found

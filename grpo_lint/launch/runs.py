@@ -1010,15 +1010,24 @@ def _grammar_problems(invalid: list[tuple[Word, str, int]], script: Script) -> l
         if message == TOO_DEEP:  # a bound of grpo-lint, not an error of Hydra's
             found.append(Diagnostic("GRPO001", Severity.INFO, f"`{word.text}`: {message}", "", at))
             continue
+        escaped = script.written(word.span).startswith(("\\ ", "\\\t"))
+        why = (
+            " The `\\` before it escapes the blank after it, not the line's end: the blank is a word of its own and"
+            " the line does not continue (a `#` right after the blank is part of that word, not a comment)."
+            if escaped
+            else ""
+        )
         found.append(
             Diagnostic(
                 "GRPO001",
                 Severity.ERROR,
                 f"Hydra cannot parse the override `{word.text}`: {message}. verl stops before it starts "
-                "(hydra.errors.OverrideParseException).",
+                f"(hydra.errors.OverrideParseException).{why}",
                 "",
                 at,
-                fix="quote the value for Hydra (key='value'), or remove the stray characters",
+                fix="end the line with the `\\` (the comment on a line of its own)"
+                if escaped
+                else "quote the value for Hydra (key='value'), or remove the stray characters",
             )
         )
     return found
