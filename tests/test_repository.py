@@ -976,6 +976,35 @@ def test_a_script_run_after_cd_is_found_there_from_its_own_projects_top(tmp_path
     assert status == 1 and codes(report, "run.sh") == ["GRPO102"]
 
 
+def test_an_own_trainer_that_keeps_trls_batch_check_is_judged_by_its_arithmetic(tmp_path, monkeypatch):
+    # VLM-R1 forks: the repository's own trainer keeps TRL 0.15-0.16's check of the global batch (processes x per-device
+    # batch) while TRL 0.17.0 is pinned, whose own check multiplies by gradient accumulation too.
+    check = (
+        "        if self.num_generations not in possible_values:\n            raise ValueError(\n"
+        '                f"The global train batch size ({num_processes} x {args.per_device_train_batch_size}) must be '
+        'evenly "\n                f"divisible by the number of generations per prompt ({self.num_generations})."\n'
+        "            )\n"
+    )
+    trainer = "class VLMGRPOTrainer:\n    def __init__(self, args):\n" + check
+    script = (
+        "from trl import GRPOConfig, TrlParser\nfrom mytrl.grpo_trainer import VLMGRPOTrainer\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\nVLMGRPOTrainer(args=config)\n"
+    )
+    launch = (
+        "torchrun --nproc_per_node 2 train.py --per_device_train_batch_size 1 --gradient_accumulation_steps 4 "
+        "--num_generations 4\n"
+    )
+    files = {"mytrl/grpo_trainer.py": trainer, "train.py": script, "run.sh": launch}
+    _, report = lint(write(tmp_path, files), monkeypatch, "--target", "trl==0.17.0", ".")
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO102"]
+    assert "global train batch 2 (2 processes x 1 per device)" in found["message"]
+    assert "own VLMGRPOTrainer (its copy of TRL's check) rejects it" in found["message"]
+    # Without the check in its code, its own trainer forms the groups its own way: nothing is said.
+    write(tmp_path, {"mytrl/grpo_trainer.py": trainer.replace(check, "        pass\n")})
+    _, report = lint(tmp_path, monkeypatch, "--target", "trl==0.17.0", ".")
+    assert "GRPO102" not in codes(report)
+
+
 def test_a_launch_runs_the_release_its_scripts_project_pins(tmp_path, monkeypatch):
     # Video-R1: src/scripts/run.sh does `cd src/r1-v` and runs src/open_r1/grpo.py, whose project pins trl==0.16.0 in
     # src/r1-v/setup.py; the scripts' own folders state nothing. The launched script's folders decide the release.

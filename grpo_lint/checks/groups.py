@@ -131,6 +131,9 @@ def _framework_text(plan: RunPlan, failure: Failure) -> str:
 
 
 def _rejects(plan: RunPlan) -> str:
+    if plan.document.trainer and plan.document.trainer_batch:
+        trainer = plan.document.trainer.partition(" (")[0]
+        return f"The repository's own {trainer} (its copy of TRL's check) rejects it {plan.group_rules.where}"
     if _trl_decides(plan) is not None:
         return f"{fw(plan)} with TRL >= 0.18 under it rejects it {plan.group_rules.where}"
     return f"{fw(plan)} rejects it {plan.group_rules.where}"

@@ -287,6 +287,7 @@ def _run(
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
         if trainer and program is not None:
             document.trainer_checks, document.trl_config = program.trainer_checks, program.trl_config
+            document.trainer_batch = program.trainer_batch
         if program is not None:
             document.takes_value = dict(program.takes_value)
         code = resolve_file(launch.script, places) if launch.script is not None else None

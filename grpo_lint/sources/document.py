@@ -42,8 +42,8 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "code", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined",
-        "parser", "path", "record", "registered", "start", "takes_value", "text", "trainer", "trainer_checks",
-        "trl_config", "unknown", "unknown_entries",
+        "parser", "path", "record", "registered", "start", "takes_value", "text", "trainer", "trainer_batch",
+        "trainer_checks", "trl_config", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -83,6 +83,8 @@ class Document:
         # and whether TRL's GRPOConfig is among the script's classes (its `__post_init__` checks the batch from 0.18).
         self.trainer_checks: frozenset[str] = frozenset()
         self.trl_config = False
+        # The batch that trainer's own copy of TRL's check holds whole groups ("global", "effective"; "" when none).
+        self.trainer_batch = ""
         # The repository's Python file a launch runs (`src/r1-v/src/open_r1/grpo.py`), "" when none: the release
         # its folders state is the one that runs, before the launch script's.
         self.code = ""
@@ -113,7 +115,7 @@ class Document:
         outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
         outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
         outline.trainer_checks, outline.trl_config, outline.code = self.trainer_checks, self.trl_config, self.code
-        outline.takes_value = self.takes_value
+        outline.takes_value, outline.trainer_batch = self.takes_value, self.trainer_batch
         return outline
 
     def line(self, number: int) -> str:

@@ -78,6 +78,9 @@ class Program(Record):
     # list, or one of them Optional): written with none, argparse stops ("expected one argument").
     # (field, what argparse says when it has none), as the Document's takes_value.
     takes_value: tuple[tuple[str, str], ...] = ()
+    # The batch `own_trainer` checks holds whole groups, where its file keeps TRL 0.15-0.17's check word for word:
+    # "global" (processes x per-device batch, 0.15-0.16) or "effective" (x gradient accumulation, 0.17); "" if not.
+    trainer_batch: str = ""
 
 
 # An annotation HfArgumentParser gives a value to: `str`, `Optional[int]`, `list[str]` (group 1: a list, nargs="+"),
@@ -88,6 +91,7 @@ _TAKES_VALUE = re.compile(r"(?:Optional\[\s*)?(?:str|int|float|((?:list|List)\[[
 # What TRL's GRPOTrainer raises for a rule's check (TRL 0.14-0.29 trainer sources), as a copy of it keeps the text
 # (an f-string may be cut in two between words: `... must match number of reward "` `f"functions ...`).
 _GAP = rb"(?:\s|[\"']\s*f?[\"'])+"
+_TRAINER_BATCH = lazy_bytes(rb"The (global|effective) train batch size \([^\n]*\) must be evenly")
 _TRAINER_CHECKS = (
     ("GRPO403", lazy_bytes(rb"must match number of reward" + _GAP + rb"functions")),
     ("GRPO402", lazy_bytes(rb"must divide" + _GAP + rb"world size")),
@@ -585,6 +589,7 @@ class Modules:
                     rewritten.setdefault(field, where)
         own_trainer = ""
         trainer_checks: frozenset[str] = frozenset()
+        trainer_batch = ""
         trains = trl_config
         for name, line in facts.trainers:
             ref = self.resolve(relative, name)
@@ -599,6 +604,10 @@ class Modules:
                     own_trainer = f"{ref.name} ({where}, constructed at {relative}:{line})"
                     text = self.bytes_of(ref.file) if ref.file else None
                     trainer_checks = frozenset(code for code, mark in _TRAINER_CHECKS if text and mark.search(text))
+                    batch = _TRAINER_BATCH.search(text) if text else None
+                    if batch is not None:  # (TRL 0.15-0.17's own check of the batch, kept in the copy)
+                        trainer_batch = batch.group(1).decode()
+                        trainer_checks |= {"GRPO102"}
         keeps = any(
             (key, value) in (("return_remaining_strings", True), ("fail_with_unknown_args", False),
                              ("allow_extra_keys", True))
@@ -618,6 +627,7 @@ class Modules:
             tuple(rewritten.items()),
             trainer_checks,
             tuple(takes_value.items()),
+            trainer_batch,
         )
 
     def post_init_writes(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:

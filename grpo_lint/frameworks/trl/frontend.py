@@ -87,6 +87,8 @@ def build(document: Document, target: Target, options: Options) -> RunPlan:
         ]
     world = _world_size(document, coerced, options, version >= CLI_FORWARDS)
     rules = rules_at(GROUP_RULES, version)
+    if document.trainer and document.trainer_batch:  # the repository's own trainer keeps TRL 0.15-0.17's check
+        rules = rules_at(GROUP_RULES, Version("0.15.0" if document.trainer_batch == "global" else "0.17.0"))
     eval_strategy = settings.get("eval_strategy", Setting("no")).value
     geometry = Geometry(
         world_size=as_int(world.value, 1),
