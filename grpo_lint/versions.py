@@ -52,11 +52,15 @@ class Fork(Record):
     #   then takes `ppo_mini_batch_size % ppo_micro_batch_size` unguarded (the verl 0.1 code TinyZero ships): a micro
     #   batch below the GPU count becomes 0 there, a ZeroDivisionError at the first update;
     # - GRPO015: its trainer builds a critic for the gae estimator only;
-    # - GRPO016: its trainer applies the KL penalty in the reward under a condition it shows (`kl_gate`).
+    # - GRPO016: its trainer applies the KL penalty in the reward under a condition it shows (`kl_gate`);
+    # - GRPO412: its actor subtracts the KL loss (`reversed_kl`).
     shows: frozenset[str] = frozenset()
     # verl: what its trainer applies the KL penalty in the reward (which alone reads `algorithm.kl_ctrl`) under:
     # grpo_lint.workspace.forks.KL_IN_REWARD, KL_WITHOUT_LOSS or KL_ALWAYS; "" when not read.
     kl_gate: str = ""
+    # verl: where its actor subtracts the KL loss from the policy loss (`verl/workers/actor/dp_actor.py:267`), the sign
+    # verl #179 fixed; "" when it adds it (GRPO412).
+    reversed_kl: str = ""
 
     def keys(self) -> frozenset[str]:
         return frozenset(key for schema in self.schemas.values() for key in schema)

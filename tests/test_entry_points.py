@@ -1717,3 +1717,35 @@ def test_a_copys_trainer_shows_when_it_reads_the_kl_controller(tmp_path, monkeyp
     )
     _, report = lint(tmp_path, monkeypatch)
     assert "GRPO016" not in codes(report)
+
+
+def test_a_copy_whose_actor_subtracts_the_kl_loss_reverses_the_penalty(tmp_path, monkeypatch):
+    """TinyZero's verl (main between #124 and #179, 2025-02-01) subtracts the KL loss: use_kl_loss then rewards moving
+    away from the reference (GRPO412); a copy that adds it, or a run without the loss, is fine."""
+    actor = (
+        "class DataParallelPPOActor:\n    def update_policy(self, data):\n"
+        "        if self.config.use_kl_loss:\n"
+        "            policy_loss = policy_loss - kl_loss * self.config.kl_loss_coef\n"
+    )
+    run = "python3 -m verl.trainer.main_ppo {N4} actor_rollout_ref.actor.use_kl_loss={loss}\n"
+    files = {
+        "README.md": "x\n",
+        "verl/__init__.py": "",
+        "verl/trainer/main_ppo.py": MAIN,
+        "verl/trainer/config/ppo_trainer.yaml": CONFIG,
+        "verl/trainer/config/actor/dp_actor.yaml": ACTOR + "kl_loss_coef: 0.001\n",
+        "verl/workers/actor/dp_actor.py": actor,
+        "run.sh": run.format(N4=N4, loss="true"),
+    }
+    _, report = lint(write(tmp_path, files), monkeypatch)
+    (found,) = [d for d in report["diagnostics"] if d["code"] == "GRPO412"]
+    assert "verl/workers/actor/dp_actor.py:4" in found["message"] and found["severity"] == "warning"
+    write(tmp_path, {"run.sh": run.format(N4=N4, loss="false")})
+    _, report = lint(tmp_path, monkeypatch)
+    assert "GRPO412" not in codes(report)
+    write(
+        tmp_path,
+        {"run.sh": run.format(N4=N4, loss="true"), "verl/workers/actor/dp_actor.py": actor.replace(" - ", " + ")},
+    )
+    _, report = lint(tmp_path, monkeypatch)
+    assert "GRPO412" not in codes(report)

@@ -741,6 +741,38 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
     )
 
 
+@rule(
+    "GRPO412",
+    "reversed-kl-loss",
+    Severity.WARNING,
+    "verl copy: the actor subtracts the KL loss, so use_kl_loss pushes the policy away from the reference.",
+)
+def reversed_kl_loss(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
+    del options
+    fork = plan.target.fork
+    if _verl(plan) is None or fork is None or not fork.reversed_kl:
+        return
+    if {f"{ACTOR}.use_kl_loss", f"{ACTOR}.kl_loss_coef"} & plan.document.unknown:
+        return  # (a value known only at launch)
+    use, coef = plan.get(f"{ACTOR}.use_kl_loss"), plan.get(f"{ACTOR}.kl_loss_coef")
+    if str(use.value).lower() not in _TRUE or not isinstance(coef.value, int | float) or coef.value <= 0:
+        return
+    if not use.explicit and plan.document.format in ("yaml", "json"):
+        return  # (a config read alone: the command that runs it may turn the loss off)
+    yield report(
+        plan,
+        "GRPO412",
+        f"{use.label(f'{ACTOR}.use_kl_loss')} is true, but the copy of verl that runs subtracts the KL loss "
+        f"({fork.reversed_kl}: `policy_loss = policy_loss - kl_loss * kl_loss_coef`): minimizing the loss then "
+        f"rewards moving away from the reference model, the opposite of a KL penalty, and "
+        f"{coef.label(f'{ACTOR}.kl_loss_coef')} {shown(coef.value)} sets how hard. verl fixed the sign on 2025-02-01 "
+        "(#124 brought the KL loss, #179 the fix, first released in 0.2); TinyZero's and Logic-RL's copies predate it.",
+        use if use.span is not None else _at(plan, f"{ACTOR}.kl_loss_coef"),
+        fix=f"add the KL loss in {fork.reversed_kl.rpartition(':')[0]} (`policy_loss + kl_loss * ...`, verl #179), "
+        f"or set {ACTOR}.use_kl_loss=false",
+    )
+
+
 def _from_file(plan: RunPlan, entry: Entry) -> bool:
     """A setting a config file writes (a whole copy of verl's defaults holds every key), not an override the launch
     writes on purpose."""

@@ -99,7 +99,11 @@ def read_fork(framework: str, root: Path, package: str, present: set[str]) -> Fo
     kl_gate = _kl_gate(root / package) if framework == "verl" else ""
     if kl_gate in (KL_IN_REWARD, KL_WITHOUT_LOSS, KL_NEVER):
         shows |= {"GRPO016"}
-    return Fork(framework, package, version, schemas if mapped else {}, mapped, groups, overlay, shows, kl_gate)
+    reversed_kl = _reversed_kl(root, package) if framework == "verl" else ""
+    if reversed_kl:
+        shows |= {"GRPO412"}
+    fields = (schemas if mapped else {}, mapped, groups, overlay, shows, kl_gate, reversed_kl)
+    return Fork(framework, package, version, *fields)
 
 
 # `batch = batch.repeat(repeat_times=self.config.actor_rollout_ref.rollout.n, interleave=True)` in the
@@ -170,6 +174,19 @@ def _kl_gate(package_dir: Path) -> str:
 _MICRO_GUARD = lazy(
     r"\.actor\.ppo_micro_batch_size\s*(?:==\s*0\b|<\s*1\b|<=\s*0\b)|\.actor\.ppo_micro_batch_size\s*=\s*max\(\s*1\b"
 )
+
+
+# verl's actor between GRPO's arrival (#124) and 2025-02-01 (#179, first released in 0.2): the KL loss is subtracted
+# from the policy loss, so minimizing it pushes the policy away from the reference (the copy TinyZero ships).
+_REVERSED_KL = lazy(r"^[ \t]*policy_loss\s*=\s*policy_loss\s*-\s*kl_loss\s*\*", re.M)
+
+
+def _reversed_kl(root: Path, package: str) -> str:
+    """Where a verl copy's actor subtracts the KL loss (`path:line`), "" when it does not."""
+    name = f"{package}/workers/actor/dp_actor.py"
+    text = _read(root / name)
+    found = _REVERSED_KL.search(text) if text else None
+    return f"{name}:{text.count(chr(10), 0, found.start()) + 1}" if found and text else ""
 
 
 def _floors_micro(package_dir: Path) -> bool:

@@ -42,6 +42,7 @@ READ = (
     f"{REF}.log_prob_micro_batch_size", f"{REF}.log_prob_micro_batch_size_per_gpu",
     f"{ACTOR}.strategy", f"{ACTOR}.use_dynamic_bsz", f"{ACTOR}.ppo_mini_batch_size", f"{ACTOR}.ppo_micro_batch_size",
     f"{ACTOR}.ppo_micro_batch_size_per_gpu", f"{ACTOR}.ulysses_sequence_parallel_size", f"{ACTOR}.use_kl_loss",
+    f"{ACTOR}.kl_loss_coef",
     f"{ACTOR}.megatron.tensor_model_parallel_size", f"{ACTOR}.megatron.pipeline_model_parallel_size",
     f"{ACTOR}.megatron.context_parallel_size", "actor_rollout_ref.model.use_remove_padding",
     "algorithm.use_kl_in_reward", "trainer.use_legacy_worker_impl", "data.seed",
