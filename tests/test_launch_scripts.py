@@ -1219,13 +1219,21 @@ def test_a_foreground_server_without_a_training_after_it_or_in_another_arm_is_no
     assert not any("foreground" in d.message for d in script(notes, name="scripts/run.sh").diagnostics)
 
 
+VERL_GRPO_RUN = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 "
+
+
+def verl_messages(code: str, words: str, target: str) -> list[str]:
+    """The messages of one rule for a verl GRPO launch with these overrides, at this release."""
+    return [d.message for d in script(VERL_GRPO_RUN + words + "\n", f"--target {target}").diagnostics if d.code == code]
+
+
 def test_critic_settings_of_a_run_whose_estimator_builds_no_critic_do_nothing():
     """verl builds a critic only for gae (or with critic.enable=true, 0.6 on): GRPO015 says a GRPO run's critic.*
     settings do nothing, but not critic.strategy (main_ppo reads it anyway) nor a key another key interpolates."""
-    base = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 "
+    base = VERL_GRPO_RUN
 
     def found(words: str, target: str = "verl==0.9.1") -> list[str]:
-        return [d.message for d in script(base + words + "\n", f"--target {target}").diagnostics if d.code == "GRPO015"]
+        return verl_messages("GRPO015", words, target)
 
     (message,) = found("critic.optim.lr=1e-5 critic.model.path=m")
     assert message.startswith(
@@ -1243,10 +1251,9 @@ def test_critic_settings_of_a_run_whose_estimator_builds_no_critic_do_nothing():
 def test_kl_controller_settings_of_a_run_with_no_kl_penalty_in_the_reward_do_nothing():
     """verl reads algorithm.kl_ctrl.* only to put a KL penalty in the reward: from 0.4.0 only with
     use_kl_in_reward=true; a verl 0.1 copy (TinyZero's) only with the actor's KL loss off (GRPO016)."""
-    base = "python3 -m verl.trainer.main_ppo algorithm.adv_estimator=grpo actor_rollout_ref.rollout.n=8 "
 
     def found(words: str, target: str = "verl==0.9.1") -> list[str]:
-        return [d.message for d in script(base + words + "\n", f"--target {target}").diagnostics if d.code == "GRPO016"]
+        return verl_messages("GRPO016", words, target)
 
     (message,) = found("actor_rollout_ref.actor.use_kl_loss=true algorithm.kl_ctrl.kl_coef=0.01")
     assert message.startswith(
