@@ -1385,3 +1385,27 @@ def test_a_backslash_before_a_blank_is_said_and_words_after_a_cut_are_marked():
     assert "with the words after the comment on line 2" in later.message
     assert "with the words after the comment" not in first.message
     assert ("GRPO501", 2) in found
+
+
+def test_a_deepspeed_file_the_training_arguments_cannot_open_stops_the_run(tmp_path):
+    # TrainingArguments.__post_init__ opens `--deepspeed` as JSON (accelerate's HfDeepSpeedConfig): a path in no folder
+    # the run may start in, or an accelerate YAML given in its place, stops the run; ms-swift's own names are no paths.
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "ds.json").write_text('{"zero_optimization": {"stage": 2}}\n')
+    (tmp_path / "configs" / "acc.yaml").write_text("distributed_type: DEEPSPEED\nnum_processes: 2\n")
+    run = "accelerate launch --num_processes 2 -m trl.scripts.grpo --num_generations 2 --deepspeed {path}\n"
+
+    def found(text: str, target: str = "trl==0.18.0") -> list[str]:
+        result = script(text, f"--target {target}", root=tmp_path)
+        return [d.message.split(":")[0] for d in result.diagnostics if d.code == "GRPO001"]
+
+    assert found(run.format(path="configs/zero2.json")) == [
+        "the DeepSpeed config configs/zero2.json is in no folder the run may start in"
+    ]
+    assert found(run.format(path="configs/acc.yaml")) == [
+        "the DeepSpeed config configs/acc.yaml is YAML (an accelerate config?)"
+    ]
+    assert found(run.format(path="configs/ds.json")) == []
+    assert found(run.format(path="$DS_CONFIG")) == []  # (known at launch)
+    swift = "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --num_generations 2 --deepspeed zero2\n"
+    assert found(swift, "swift==3.10.0") == []

@@ -30,7 +30,7 @@ from grpo_lint.launch.script_config import owns_config_flag, through_argparse, t
 from grpo_lint.plan import Setting
 from grpo_lint.records import Record
 from grpo_lint.sources import parse_cache
-from grpo_lint.sources.document import Document, Entry, stamp
+from grpo_lint.sources.document import Document, Entry, ReadProblem, stamp
 from grpo_lint.sources.reading import real_path
 from grpo_lint.sources.shell import (
     Command,
@@ -227,6 +227,11 @@ def _run(
     version = target_for(launch.framework).version
     flags, unresolved = flag_entries(launch.args)
     given = dict(flags)  # what the launch gives the script's own parser
+    reads_training_args = launch.framework == "swift" or (
+        launch.framework == "trl" and (launch.entry is not None or (program is not None and program.trains))
+    )
+    if "deepspeed" in flags and "deepspeed" not in unresolved and reads_training_args:
+        result.problems.extend(_deepspeed_file(flags["deepspeed"], launch, places, script))
     own_script = launch.framework == "trl" and launch.entry is None
     # The script's own `--config`: the file is read there, and its GRPOConfig call takes what it needs of it.
     own_config = own_script and owns_config_flag(launch, places)
@@ -929,6 +934,64 @@ def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagno
 # "Reward function file '...' not found."; verl/utils/import_utils.py load_extern_type: "Custom type file '...'
 # not found."), and, with multi_turn on, the tool and interaction configs of the rollout.
 _FILE_KEYS = ("custom_reward_function.path", "data.custom_cls.path")
+
+
+def _deepspeed_file(entry: Entry, launch: Launch, places: Places, script: Script) -> list[Diagnostic]:
+    """`--deepspeed ds.json` of a run whose TrainingArguments take it: `__post_init__` builds accelerate's
+    HfDeepSpeedConfig, which opens the path as JSON at start-up (transformers 4.x-5.x, accelerate utils/deepspeed.py).
+    A path in no folder the run may start in, or a file that is not JSON (an accelerate YAML given in its place), stops
+    the run. ms-swift's own names (`zero2`, `zero3_offload`) are not paths."""
+    written = entry.value
+    if not isinstance(written, str) or written.startswith(("{", "~", "$")) or os.path.isabs(written):
+        return []
+    if launch.framework == "swift" and "/" not in written and not written.endswith(".json"):
+        return []
+    found = find_file(written, places)
+    if found is None:
+        if made_here(script.text, written.rpartition("/")[2], launch.command) or places.lost:
+            return []
+        if not visibly_missing(written, places) or _ends_several(written, places):
+            return []
+        message = (
+            f"the DeepSpeed config {written} is in no folder the run may start in: TrainingArguments opens it at "
+            'start-up and stops: "ValueError: Expected a string path to an existing deepspeed config, or a '
+            f'dictionary, or a base64 encoded string. Received: {written}".'
+        )
+    elif isinstance(found, Path) and found.suffix in (".yaml", ".yml") and not _json_text(found):
+        message = (
+            f"the DeepSpeed config {written} is YAML (an accelerate config?): TrainingArguments reads `--deepspeed` "
+            "as JSON at start-up and stops with json.JSONDecodeError."
+        )
+    else:
+        return []
+    return [
+        Diagnostic(
+            "GRPO001",
+            Severity.ERROR,
+            message,
+            "",
+            entry.value_span,
+            key="deepspeed",
+            fix="name a DeepSpeed JSON file of the repository (a path from where the script is run); an accelerate "
+            "config goes to `accelerate launch --config_file`",
+        )
+    ]
+
+
+def _json_text(path: Path) -> bool:
+    """Whether a small file parses as JSON (which is also YAML); a file that cannot be read is not judged."""
+    import json
+
+    from grpo_lint.sources.reading import read_file
+
+    data = read_file(path, 1 << 20)
+    if isinstance(data, ReadProblem):
+        return True
+    try:
+        json.loads(data)
+    except ValueError:
+        return False
+    return True
 
 
 def visibly_missing(written: str, places: Places) -> bool:
