@@ -67,7 +67,10 @@ def register_engine_rules() -> None:
 # Where a rule reports with another severity than its default, and when: shown by --list-rules and
 # the rule pages. tests/test_rule_pages.py checks that every rule reporting another severity is here.
 SEVERITY_VARIES = {
-    "GRPO001": "warning for a file a launch or an accelerate config names that the repository does not hold",
+    "GRPO001": (
+        "warning for a file an accelerate config names that the repository does not hold, and for a `--config` a "
+        "script's own parser takes"
+    ),
     "GRPO002": "warning where the key is ignored or a script may define it; info for keys a verl config adds",
     "GRPO004": "warning for a key the release accepts but no longer uses",
     "GRPO006": "warning for a value that runs but not as meant, and for TRL's vllm_mode without vLLM",
