@@ -1409,3 +1409,31 @@ def test_a_deepspeed_file_the_training_arguments_cannot_open_stops_the_run(tmp_p
     assert found(run.format(path="$DS_CONFIG")) == []  # (known at launch)
     swift = "NPROC_PER_NODE=2 swift rlhf --rlhf_type grpo --num_generations 2 --deepspeed zero2\n"
     assert found(swift, "swift==3.10.0") == []
+
+
+def test_a_required_flag_nothing_gives_stops_the_parser(tmp_path):
+    # HfArgumentParser makes a field with no default a required flag: TRL's ScriptArguments.dataset_name before 0.18.0,
+    # and a field of the script's own class; a `--config` file may give it (TrlParser makes it a default).
+    (tmp_path / "train.py").write_text(
+        "from dataclasses import dataclass, field\n"
+        "from trl import GRPOConfig, ModelConfig, ScriptArguments, TrlParser\n"
+        "@dataclass\nclass Args(ScriptArguments):\n    image_root: str = field(metadata={'help': 'images'})\n"
+        "parser = TrlParser((Args, GRPOConfig, ModelConfig))\n"
+    )
+    (tmp_path / "c.yaml").write_text("dataset_name: d\nimage_root: /data\n")
+    run = "torchrun --nproc_per_node 2 train.py --num_generations 2 {flags}\n"
+
+    def found(flags: str, target: str = "trl==0.17.0") -> list[str]:
+        result = script(run.format(flags=flags), f"--target {target}", root=tmp_path)
+        return [d.message.split(" (")[0] for d in result.diagnostics if d.code == "GRPO010"]
+
+    assert found("") == [
+        "--dataset_name, --image_root are required by train.py:6 TrlParser((Args, GRPOConfig, ModelConfig))"
+    ]
+    assert found("--image_root /data") == [
+        "--dataset_name is required by train.py:6 TrlParser((Args, GRPOConfig, ModelConfig))"
+    ]
+    assert found("--image_root /data", "trl==0.18.0") == []  # (dataset_name: Optional, default None, from 0.18.0)
+    assert found("--image_root /data --dataset_name d") == []
+    assert found("--config c.yaml") == []
+    assert found("$EXTRA_ARGS") == []  # (the words of a variable may give them)

@@ -503,7 +503,7 @@ def model_parallel_world_size(plan: RunPlan, options: Options) -> Iterator[Diagn
     "GRPO010",
     "missing-mandatory-value",
     Severity.ERROR,
-    "A key the framework requires has no value (verl's rollout.name).",
+    "A key the framework requires has no value (verl's rollout.name, a flag HfArgumentParser requires).",
 )
 def missing_mandatory_value(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     del options

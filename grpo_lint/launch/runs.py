@@ -270,6 +270,8 @@ def _run(
             document.called = True
     flags_win = not (launch.framework == "swift" and version < Version("4.1.0"))
     document.entries = {**file_entries, **flags} if flags_win else {**flags, **file_entries}
+    if launch.framework == "trl" and not own_config:
+        result.problems.extend(_required_missing(launch, program, document, unresolved, target_for("trl")))
     if file_entries:  # a key the config file gives twice (GRPO007), unless a flag of the command sets it anyway
         named = next(iter(file_entries.values())).key_span.path or ""
         document.duplicates = [d for d in result.duplicates.get(named, ()) if not (flags_win and d[1].key in flags)]
@@ -934,6 +936,44 @@ def _failed_asserts(launch: Launch, overrides: Any, context: Any) -> list[Diagno
 # "Reward function file '...' not found."; verl/utils/import_utils.py load_extern_type: "Custom type file '...'
 # not found."), and, with multi_turn on, the tool and interaction configs of the rollout.
 _FILE_KEYS = ("custom_reward_function.path", "data.custom_cls.path")
+
+
+_REQUIRED_SINCE_OPTIONAL = Version("0.18.0")  # TRL's ScriptArguments.dataset_name: no default in 0.14.0-0.17.x
+
+
+def _required_missing(
+    launch: Launch, program: Program | None, document: Document, unresolved: dict[str, Word], target: Target
+) -> list[Diagnostic]:
+    """The flags HfArgumentParser requires (a field of the parser's classes with no default) that neither the command
+    nor its `--config` file gives: the parser stops at start-up. TRL's ScriptArguments.dataset_name has none before
+    0.18.0 (trl/scripts/utils.py at v0.14.0-v0.17.0), as TRL's grpo script and `trl grpo` parse it, and a script's
+    own class with no default. Not judged where the command's other words may add flags (`$ARGS`, `"$@"`)."""
+    if any(w.unknown and not w.text.startswith("-") for w in launch.args) or unresolved:
+        return []
+    needed: set[str] = set(program.required) if program is not None and program.parser else set()
+    takes_trl = launch.entry is not None or (program is not None and program.trl_dataset_name)
+    if takes_trl and not target.uncertain and not target.unknown and target.version < _REQUIRED_SINCE_OPTIONAL:
+        needed.add("dataset_name")
+    given = set(document.entries) | set(document.unknown)
+    missing = sorted(name for name in needed if name not in given)
+    if not missing:
+        return []
+    flags = ", ".join(f"--{name}" for name in missing)
+    where = program.parser if program is not None and program.parser else "TRL's grpo script"
+    return [
+        Diagnostic(
+            "GRPO010",
+            Severity.ERROR,
+            f"{flags} {'is' if len(missing) == 1 else 'are'} required by {where} (a field with no default"
+            + (f", TRL {target.version}'s ScriptArguments.dataset_name" if "dataset_name" in missing else "")
+            + f"), and neither the command nor its config gives {'it' if len(missing) == 1 else 'them'}: "
+            f'HfArgumentParser stops at start-up: "error: the following arguments are required: {flags}".',
+            "",
+            Span(launch.command.line, 1, launch.command.line, 1),
+            key=missing[0],
+            fix=f"give {flags} on the command line or in the config file",
+        )
+    ]
 
 
 def _deepspeed_file(entry: Entry, launch: Launch, places: Places, script: Script) -> list[Diagnostic]:

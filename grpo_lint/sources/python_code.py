@@ -46,6 +46,7 @@ from grpo_lint.sources.python_index import (
     dotted,
     literal,
     post_init_writes,
+    required,
 )
 from grpo_lint.sources.python_kwargs import Items, changed_by_call, collected
 from grpo_lint.sources.python_launches import LaunchCall, process_call, words_of
@@ -829,7 +830,7 @@ class _Visitor(ast.NodeVisitor):
             if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 annotation = ast.unparse(item.annotation)
                 if "ClassVar" not in annotation:
-                    fields.append(Field(item.target.id, annotation, default_of(item.value)))
+                    fields.append(Field(item.target.id, annotation, default_of(item.value), required(item.value)))
         bases = tuple(name for base in node.bases if (name := dotted(base)))
         writes, line = post_init_writes(node)
         self.classes.setdefault(node.name, ClassFacts(node.name, bases, tuple(fields), node.lineno, writes, line))

@@ -24,6 +24,7 @@ class Field(Record):
     name: str
     annotation: str
     default: Any  # a literal default, else None
+    required: bool = False  # no default at all (a bare annotation, or `field(...)` without default/default_factory)
 
 
 class ClassFacts(Record):
@@ -100,6 +101,16 @@ def literal(value: ast.expr | None) -> Any:
         return ast.literal_eval(value)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def required(value: ast.expr | None) -> bool:
+    """Whether a dataclass field has no default: a bare annotation, or `field(...)` with no default or factory
+    (HfArgumentParser then makes its flag required)."""
+    if value is None:
+        return True
+    if isinstance(value, ast.Call) and dotted(value.func).rpartition(".")[2] == "field":
+        return not any(k.arg in ("default", "default_factory") for k in value.keywords)
+    return False
 
 
 def default_of(value: ast.expr | None) -> Any:

@@ -23,7 +23,7 @@ from grpo_lint.records import Record
 
 if TYPE_CHECKING:
     from grpo_lint.sources.python_code import PythonFile
-    from grpo_lint.sources.python_index import Imported, PythonIndex
+    from grpo_lint.sources.python_index import Field, Imported, PythonIndex
 
 _KEPT_FILE_BYTES = 64 * 1024  # a Python file this small is kept once read, up to _KEPT_BYTES for the run
 _KEPT_BYTES = 16 * 1024 * 1024
@@ -81,6 +81,11 @@ class Program(Record):
     # The batch `own_trainer` checks holds whole groups, where its file keeps TRL 0.15-0.17's check word for word:
     # "global" (processes x per-device batch, 0.15-0.16) or "effective" (x gradient accumulation, 0.17); "" if not.
     trainer_batch: str = ""
+    # Fields of the script's own argument classes with no default: HfArgumentParser makes their flags required.
+    required: frozenset[str] = frozenset()
+    # The parser takes TRL's ScriptArguments (or a class of the repository's on it that gives dataset_name no default):
+    # `dataset_name` is required before TRL 0.18.0.
+    trl_dataset_name: bool = False
 
 
 # An annotation HfArgumentParser gives a value to: `str`, `Optional[int]`, `list[str]` (group 1: a list, nargs="+"),
@@ -88,6 +93,7 @@ class Program(Record):
 _TAKES_VALUE = re.compile(r"(?:Optional\[\s*)?(?:str|int|float|((?:list|List)\[[^\]]*\]))(?:\s*\])?(?:\s*\|\s*None)?")
 
 
+_TRL_SCRIPT_ARGUMENTS = frozenset({"ScriptArguments", "GRPOScriptArguments"})
 # What TRL's GRPOTrainer raises for a rule's check (TRL 0.14-0.29 trainer sources), as a copy of it keeps the text
 # (an f-string may be cut in two between words: `... must match number of reward "` `f"functions ...`).
 _GAP = rb"(?:\s|[\"']\s*f?[\"'])+"
@@ -417,17 +423,17 @@ class Modules:
             trl = trl or is_trl
         return frozenset(own), resolved, missing, trl
 
-    def annotations(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
-        """The annotation of each field a repository class (and its bases in the repository) declares."""
+    def annotations(self, ref: ClassRef, depth: int = 0) -> dict[str, Field]:
+        """Each field a repository class (and its bases in the repository) declares, the class's own last."""
         facts = self.index(ref.file) if ref.file is not None else None
         if facts is None or depth > _MAX_DEPTH or ref.name not in facts.classes:
             return {}
-        found: dict[str, str] = {}
+        found: dict[str, Field] = {}
         for base in facts.classes[ref.name].bases:
             based = self.resolve(ref.file or "", base)
             if based is not None:
                 found.update(self.annotations(based, depth + 1))
-        found.update((f.name, f.annotation) for f in facts.classes[ref.name].fields)
+        found.update((f.name, f) for f in facts.classes[ref.name].fields)
         return found
 
     def extends(self, ref: ClassRef, package: str, names: frozenset[str], depth: int = 0) -> bool:
@@ -565,6 +571,8 @@ class Modules:
         own: set[str] = set()
         unresolved: list[str] = []
         takes_value: dict[str, str] = {}
+        required: set[str] = set()
+        trl_dataset_name = False
         trl_config = False
         rewritten: dict[str, str] = {}
         if facts.parsers:
@@ -575,12 +583,19 @@ class Modules:
                 if ref is None:
                     unresolved.append(name or "?")
                     continue
-                for field, annotation in self.annotations(ref).items():
-                    kind = _TAKES_VALUE.fullmatch(annotation.strip())
+                declared = self.annotations(ref)
+                for field, facts_of in declared.items():
+                    kind = _TAKES_VALUE.fullmatch(facts_of.annotation.strip())
                     if kind is not None:
                         takes_value[field] = (
                             "expected at least one argument" if kind.group(1) else "expected one argument"
                         )
+                    if facts_of.required:
+                        required.add(field)
+                if self.extends(ref, "trl", _TRL_SCRIPT_ARGUMENTS) and not (
+                    "dataset_name" in declared and not declared["dataset_name"].required
+                ):
+                    trl_dataset_name = True  # (TRL's ScriptArguments, whose dataset_name has no default before 0.18)
                 more, ok, missing, is_trl = self.fields(ref)
                 own |= more
                 unresolved += missing if not ok else []
@@ -628,6 +643,8 @@ class Modules:
             trainer_checks,
             tuple(takes_value.items()),
             trainer_batch,
+            frozenset(required),
+            trl_dataset_name,
         )
 
     def post_init_writes(self, ref: ClassRef, depth: int = 0) -> dict[str, str]:
