@@ -1437,3 +1437,26 @@ def test_a_required_flag_nothing_gives_stops_the_parser(tmp_path):
     assert found("--image_root /data --dataset_name d") == []
     assert found("--config c.yaml") == []
     assert found("$EXTRA_ARGS") == []  # (the words of a variable may give them)
+
+
+def test_a_module_the_launched_script_imports_at_once_that_does_not_compile(tmp_path):
+    # IANNXANG/VLM-R1: every entry imports vlm_modules, whose qwen_module.py has an indentation error: Python stops
+    # before the run starts. An import under `try` (or inside a function) is not made at once: not judged.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from .broken import helper\n")
+    (tmp_path / "pkg" / "broken.py").write_text("def helper():\nreturn 1\n")
+    (tmp_path / "train.py").write_text(
+        "from pkg import helper\nfrom trl import GRPOConfig, TrlParser\n"
+        "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\n"
+    )
+    run = "accelerate launch --num_processes 2 train.py --num_generations 2\n"
+    result = script(run, "--target trl==0.18.0", root=tmp_path)
+    (found,) = [d for d in result.diagnostics if d.code == "GRPO508"]
+    assert (
+        "imports at once `pkg/__init__.py` -> `pkg/broken.py`, which does not compile (pkg/broken.py:2" in found.message
+    )
+    (tmp_path / "train.py").write_text(
+        "try:\n    from pkg import helper\nexcept Exception:\n    helper = None\n"
+        "from trl import GRPOConfig, TrlParser\n(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\n"
+    )
+    assert [d for d in script(run, "--target trl==0.18.0", root=tmp_path).diagnostics if d.code == "GRPO508"] == []

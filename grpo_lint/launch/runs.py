@@ -211,6 +211,7 @@ def _run(
         result.problems.extend(found)
         return None
     extra, parser, trainer, rewritten, program = _script_facts(launch, places)
+    result.problems.extend(_does_not_compile(launch, places))
     if launch.framework == "verl":
         before = len(result.problems)
         document, unresolved = _verl_document(launch, script, places, result, target_for)
@@ -972,6 +973,36 @@ def _required_missing(
             Span(launch.command.line, 1, launch.command.line, 1),
             key=missing[0],
             fix=f"give {flags} on the command line or in the config file",
+        )
+    ]
+
+
+def _does_not_compile(launch: Launch, places: Places) -> list[Diagnostic]:
+    """GRPO508: the repository script a launch runs, or a module of the repository it imports at once (its top-level
+    imports, and theirs), that Python cannot compile: the run stops before any setting is read."""
+    modules = places.modules
+    if launch.script is None or modules is None or not launch.script.endswith(".py"):
+        return []
+    found = resolve_file(launch.script, places)
+    relative = modules.relative(found) if found is not None else None
+    broken = modules.broken_import(relative) if relative else None
+    if broken is None:
+        return []
+    chain, message, line = broken
+    if len(chain) == 1:
+        how = "does not compile"
+    elif len(chain) <= 3:
+        how = "imports at once " + " -> ".join(f"`{c}`" for c in chain[1:]) + ", which does not compile"
+    else:
+        how = f"imports at once, through `{chain[1]}` and {len(chain) - 3} more, `{chain[-1]}`, which does not compile"
+    return [
+        Diagnostic(
+            "GRPO508",
+            Severity.ERROR,
+            f"`{launch.script}` {how} ({chain[-1]}:{line}: {message}): Python stops before the run starts.",
+            "",
+            launch.command.words[0].span if launch.command.words else Span.point(launch.command.line, 1),
+            fix=f"fix {chain[-1]} at line {line}",
         )
     ]
 

@@ -94,6 +94,32 @@ _TAKES_VALUE = re.compile(r"(?:Optional\[\s*)?(?:str|int|float|((?:list|List)\[[
 
 
 _TRL_SCRIPT_ARGUMENTS = frozenset({"ScriptArguments", "GRPOScriptArguments"})
+# Folders of a library a repository ships (a copy of verl, TRL, vLLM): broken_import does not walk their modules.
+_VENDORED = frozenset({"verl", "trl", "openrlhf", "swift", "vllm", "transformers", "deepspeed", "third_party"})
+# An import a module's top level makes (an unindented line): `import a.b as c, d`, `from .x import y, z`.
+_TOP_IMPORT = re.compile(
+    rb"^(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w, \t]+)|import[ \t]+([\w., \t]+))", re.M
+)
+
+
+def _top_imports(data: bytes) -> list[tuple[str, str | None, int]]:
+    """(module, imported name or None, relative level) for each import of a module's top level."""
+    found: list[tuple[str, str | None, int]] = []
+    for match in _TOP_IMPORT.finditer(data):
+        dots, module, names, plain = match.groups()
+        if plain is not None:
+            for part in plain.decode("ascii", "replace").split(","):
+                words = part.split()
+                if words:
+                    found.append((words[0], None, 0))
+            continue
+        for part in names.decode("ascii", "replace").split(","):
+            words = part.split()
+            if words and words[0] != "*":
+                found.append((module.decode("ascii", "replace"), words[0], len(dots)))
+    return found
+
+
 # What TRL's GRPOTrainer raises for a rule's check (TRL 0.14-0.29 trainer sources), as a copy of it keeps the text
 # (an f-string may be cut in two between words: `... must match number of reward "` `f"functions ...`).
 _GAP = rb"(?:\s|[\"']\s*f?[\"'])+"
@@ -125,6 +151,9 @@ class Modules:
         self._identifiers: frozenset[bytes] | None = None
         self._bytes: dict[str, bytes | None] = {}  # small files read so far (see bytes_of)
         self._copies: dict[str, list[str]] = {}
+        self._compiled: dict[str, tuple[str, int] | None] = {}  # what Python's compiler said of a file (broken_import)
+        self._imports_of: dict[str, list[str]] = {}  # the repository files a file's top level imports
+        self._broken: dict[str, tuple[list[str], str, int] | None] = {}
         self._relative: dict[str, str | None] = {}
         self._submodules: tuple[str, ...] | None = None
         self._kept = 0
@@ -317,6 +346,75 @@ class Modules:
             return None
         here = importer.split("/")
         return max(found, key=lambda f: (_shared(f.split("/"), here), -f.count("/")))
+
+    def broken_import(self, relative: str, limit: int = 40) -> tuple[list[str], str, int] | None:
+        """A module that running `relative` imports at once (the imports its top level makes, and theirs) and that
+        Python cannot compile: the chain from `relative` to it, the error and its line. None when each compiles (or
+        is not the repository's). Read with Python's own compiler and a look at each file's unindented import lines,
+        not parsed into facts (a launch's imports may reach hundreds of modules); at most `limit` files, and not into a
+        library the repository ships (`verl/`, `trl/`, `third_party/`)."""
+        if relative in self._broken:
+            return self._broken[relative]
+        self._broken[relative] = found = self._broken_import(relative, limit)
+        return found
+
+    def _broken_import(self, relative: str, limit: int) -> tuple[list[str], str, int] | None:
+        queue, seen = [[relative]], {relative}
+        while queue:
+            chain = queue.pop(0)
+            data = self.bytes_of(chain[-1])
+            if data is None:
+                continue
+            problem = self._compile_problem(chain[-1], data)
+            if problem is not None:
+                return chain, *problem
+            if chain[-1] not in self._imports_of:
+                self._imports_of[chain[-1]] = [
+                    target
+                    for module, name, level in _top_imports(data)
+                    for target in self._imported_files(module, name, level, chain[-1])
+                ]
+            for target in self._imports_of[chain[-1]]:
+                if target not in seen and len(seen) < limit and not _VENDORED.intersection(target.split("/")[:-1]):
+                    seen.add(target)
+                    queue.append([*chain, target])
+        return None
+
+    def _compile_problem(self, relative: str, data: bytes) -> tuple[str, int] | None:
+        """Why Python cannot compile a repository file (its syntax error and line), None when it can."""
+        if self._codes.get(relative) is not None:
+            return None  # (parsed already)
+        if relative not in self._compiled:
+            import ast
+
+            try:
+                compile(data, relative, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                self._compiled[relative] = None
+            except SyntaxError as exc:
+                self._compiled[relative] = (f"{type(exc).__name__}: {exc.msg}", exc.lineno or 1)
+            except (ValueError, RecursionError, MemoryError):
+                self._compiled[relative] = None  # (NUL bytes, nesting: other rules say so)
+        return self._compiled[relative]
+
+    def _imported_files(self, module: str, name: str | None, level: int, importer: str) -> list[str]:
+        """The repository files an import runs: each package on the way (`a/__init__.py` for `import a.b`), the module,
+        and the submodule a `from` names. An absolute import counts only a file below a folder the importer is in
+        (where Python looks first: the script's folder, the root), never another project's module of that name."""
+        names = [".".join(module.split(".")[: i + 1]) for i in range(len(module.split(".")))] if module else []
+        if name:
+            names.append(f"{module}.{name}" if module else name)
+        found: list[str] = []
+        for dotted_name in names:
+            file = self.module_file(dotted_name, level, importer)
+            if file is None or file in found:
+                continue
+            if not level:
+                tail = dotted_name.replace(".", "/")
+                base = file.removesuffix(f"{tail}.py").removesuffix(f"{tail}/__init__.py")
+                if not importer.startswith(base):
+                    continue
+            found.append(file)
+        return found
 
     def resolve(self, importer: str, name: str, depth: int = 0) -> ClassRef | None:
         """The class a (dotted) name means in a module, followed through imports and re-exports."""
