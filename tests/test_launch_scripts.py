@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -1449,8 +1450,15 @@ def test_a_module_the_launched_script_imports_at_once_that_does_not_compile(tmp_
         "from pkg import helper\nfrom trl import GRPOConfig, TrlParser\n"
         "(config,) = TrlParser((GRPOConfig,)).parse_args_and_config()\n"
     )
+    (tmp_path / "pkg" / "escapes.py").write_text(
+        "import re\nDIGITS = re.compile('\\d+')\n"
+    )  # (compiles, with a warning)
+    (tmp_path / "pkg" / "__init__.py").write_text("from .escapes import DIGITS\nfrom .broken import helper\n")
     run = "accelerate launch --num_processes 2 train.py --num_generations 2\n"
-    result = script(run, "--target trl==0.18.0", root=tmp_path)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        result = script(run, "--target trl==0.18.0", root=tmp_path)
+    assert [str(w.message) for w in said] == []  # (what Python's compiler warns of in the user's code is not printed)
     (found,) = [d for d in result.diagnostics if d.code == "GRPO508"]
     assert (
         "imports at once `pkg/__init__.py` -> `pkg/broken.py`, which does not compile (pkg/broken.py:2" in found.message

@@ -386,9 +386,12 @@ class Modules:
             return None  # (parsed already)
         if relative not in self._compiled:
             import ast
+            import warnings
 
             try:
-                compile(data, relative, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+                with warnings.catch_warnings():  # (an invalid escape in the user's code is not grpo-lint's to print)
+                    warnings.simplefilter("ignore")
+                    compile(data, relative, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
                 self._compiled[relative] = None
             except SyntaxError as exc:
                 self._compiled[relative] = (f"{type(exc).__name__}: {exc.msg}", exc.lineno or 1)
