@@ -286,8 +286,13 @@ def _assumed_reader(document: Document, workspace: Workspace) -> frozenset[str]:
     trainers = {p.own_trainer for _, p in scripts}
     if len(trainers) == 1:
         document.trainer = trainers.pop()
-        document.trainer_checks = frozenset.intersection(*(p.trainer_checks for _, p in scripts))
-        document.trl_config = all(p.trl_config for _, p in scripts)
+        # what holds whichever of them reads it: the checks all their trainers keep, TRL's GRPOConfig in all
+        document.program = scripts[0][1]._replace(
+            trainer_checks=frozenset.intersection(*(p.trainer_checks for _, p in scripts)),
+            trl_config=all(p.trl_config for _, p in scripts),
+            trainer_batch="",
+            takes_value=(),
+        )
     return frozenset().union(*(p.own_keys | p.flags for _, p in scripts))
 
 
@@ -314,9 +319,8 @@ def _parser_shown(document: Document) -> bool:
     """Whether the program that reads a TRL config is shown with its classes: a script's own parser, or TRL's own."""
     from grpo_lint.launch.commands import TRL_CLI, TRL_SCRIPT
 
-    parser = document.parser
-    shown_script = bool(parser) and not (parser or "").startswith(ASSUMED_READER)
-    return shown_script or (document.entry in (TRL_CLI, TRL_SCRIPT) and document.entry != "")
+    parser = document.parser or ""
+    return (bool(parser) and not parser.startswith(ASSUMED_READER)) or document.entry in (TRL_CLI, TRL_SCRIPT)
 
 
 def _judged(plan: RunPlan, options: Options) -> list[Diagnostic]:
@@ -501,10 +505,9 @@ def _lint_run(
         where += f"the empty line {line}" if kind == "empty" else f"the `\\ ` (a space after it) of line {line}"
         where += " and the cuts below it" if len(blank) > 1 else ""
     if where:  # judged as written; GRPO501 reports the cut itself
-        assumption = (
-            f" (This reads the command as written, with the words after {where}, which bash cuts off; see GRPO501.)"
-        )
-        found = [d._replace(message=d.message + assumption) if not d.code.startswith("GRPO5") else d for d in found]
+        found = [
+            d._replace(message=d.message + _as_written(where)) if not d.code.startswith("GRPO5") else d for d in found
+        ]
     read = _read_keys(run.launch.framework)
     for name, word in run.unresolved.items():
         if read is None or name in read:
@@ -522,12 +525,14 @@ def _after_cuts(problems: list[Diagnostic], script: Script) -> list[Diagnostic]:
     for problem in problems:
         line = lost.get((problem.span.line, problem.span.column)) if problem.span is not None else None
         if line is not None and not problem.code.startswith("GRPO5"):
-            problem = problem._replace(
-                message=problem.message + f" (This reads the command as written, with the words after the comment on "
-                f"line {line}, which bash cuts off; see GRPO501.)"
-            )
+            problem = problem._replace(message=problem.message + _as_written(f"the comment on line {line}"))
         marked.append(problem)
     return marked
+
+
+def _as_written(where: str) -> str:
+    """What a finding in words bash cuts off a command says of itself (GRPO501 reports the cut)."""
+    return f" (This reads the command as written, with the words after {where}, which bash cuts off; see GRPO501.)"
 
 
 def _read_keys(framework: str) -> frozenset[str] | None:

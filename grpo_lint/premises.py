@@ -349,8 +349,10 @@ def _tie(
 def _still_checked(code: str, plan: RunPlan) -> bool:
     """Whether a check of TRL's trainer or config still holds for a run trained by the repository's own trainer: its
     file makes the check word for word (a copy of TRL's trainer), or TRL's GRPOConfig makes it (0.18.0 on)."""
-    document = plan.document
-    if code in document.trainer_checks:
+    program = plan.document.program
+    if program is None:
+        return False
+    if code in program.trainer_checks:
         return True
     codes, since = CONFIG_CHECKS_SINCE
-    return code in codes and document.trl_config and plan.framework == "trl" and plan.target.version >= since
+    return code in codes and program.trl_config and plan.framework == "trl" and plan.target.version >= since

@@ -20,6 +20,14 @@ from .conftest import ROOT, options_from, run_cli
 TARGETS = "--target trl==1.16.0 --target swift==4.6.0"
 
 
+# A training script of the repository's own that reads its flags and config file with TRL's TrlParser.
+TRLPARSER_SCRIPT = (
+    "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
+    "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
+    "script_args, training_args, model_args = parser.parse_args_and_config()\n"
+)
+
+
 def script(text: str, args: str = TARGETS, name: str = "launch.sh", root: Path | None = None):
     """Lint a script's text; files it names are read only inside `root` (default: the current directory)."""
     workspace = build([str(root)], options_from(args)) if root is not None else None
@@ -827,11 +835,7 @@ def test_trl_unknown_config_keys_follow_the_program_that_reads_them(tmp_path, co
     # grpo script asks from 0.22, so it drops them; `trl grpo` 0.29+ hands them to `accelerate launch`, which stops.
     # A script of the repository's own is read: its parser's classes are the keys it accepts.
     (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nmy_flag: 1\n")
-    (tmp_path / "train.py").write_text(
-        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
-        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
-        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
-    )
+    (tmp_path / "train.py").write_text(TRLPARSER_SCRIPT)
     result = script(f"{command} --config c.yaml\n", f"--target trl=={version}", root=tmp_path)
     (unknown,) = [d for d in result.diagnostics if d.code == "GRPO002"]
     assert unknown.severity is severity and text in unknown.message
@@ -845,11 +849,7 @@ def test_a_removed_key_is_what_the_parser_makes_of_any_unknown_key(tmp_path, ver
     # `vllm_device` left GRPOConfig in TRL 0.18.0. A script's own TrlParser drops a config key no class has before
     # 0.19 (a warning: the value is not used) and stops on it from 0.19 (an error), as for GRPO002.
     (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\nvllm_device: cuda:1\n")
-    (tmp_path / "train.py").write_text(
-        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
-        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
-        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
-    )
+    (tmp_path / "train.py").write_text(TRLPARSER_SCRIPT)
     result = script(
         "accelerate launch --num_processes 2 train.py --config c.yaml\n", f"--target trl=={version}", root=tmp_path
     )
@@ -1304,11 +1304,7 @@ def test_a_field_of_an_unrelated_scripts_class_is_not_a_key_of_the_shown_parser(
     # open-r1 forks: `dataset_split` is a field of scripts/compute_pass_rate.py's own class, not of any class grpo.py's
     # TrlParser has; the config grpo.py reads drops it (TrlParser before 0.19).
     (tmp_path / "c.yaml").write_text("per_device_train_batch_size: 8\nnum_generations: 8\ndataset_split: train\n")
-    (tmp_path / "train.py").write_text(
-        "from trl import GRPOConfig, GRPOTrainer, ModelConfig, ScriptArguments, TrlParser\n"
-        "parser = TrlParser((ScriptArguments, GRPOConfig, ModelConfig))\n"
-        "script_args, training_args, model_args = parser.parse_args_and_config()\n"
-    )
+    (tmp_path / "train.py").write_text(TRLPARSER_SCRIPT)
     (tmp_path / "other.py").write_text(
         "from dataclasses import dataclass\nfrom transformers import HfArgumentParser\n"
         "@dataclass\nclass PassRateArgs:\n    dataset_split: str = 'train'\n"

@@ -546,7 +546,7 @@ def _flags_without_value(plan: RunPlan) -> Iterator[Diagnostic]:
         spec = plan.specs.get(name)
         needs = _TAKES_A_VALUE.get(spec.base_kind) if spec is not None else None
         if spec is None:  # (a field of the script's own argument classes)
-            needs = plan.document.takes_value.get(name)
+            needs = dict(plan.document.program.takes_value).get(name) if plan.document.program else None
         if needs is None or name in plan.document.unknown or not _nothing_after(plan.document, entry):
             continue
         yield report(
@@ -622,6 +622,7 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 severity=Severity.WARNING,
             )
             continue
+        severity, fate = _fate(plan, finding)
         if finding.status == "removed":
             name = plan.target.framework_name
             message = f"`{key}` was removed in {name} {spec.removed}"
@@ -637,14 +638,13 @@ def key_not_in_version(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
                 message += f"; it is now `{replacement}`"
             else:
                 fix = f"delete `{key}`" + (f": {spec.note}" if spec.note else "")
-            message += f" (target {fw(plan)}). {_fate(plan, finding)[1]}"
+            message += f" (target {fw(plan)}). {fate}"
         else:
             message = (
                 f"`{key}` does not exist in {fw(plan)}: it was added in "
-                f"{plan.target.framework_name} {spec.since}. {_fate(plan, finding)[1]}"
+                f"{plan.target.framework_name} {spec.since}. {fate}"
             )
             fix = f"upgrade to {plan.target.framework_name} >= {spec.since}, or delete `{key}`"
-        severity = _fate(plan, finding)[0]
         yield report(plan, "GRPO004", message, finding.entry, fix=fix, fixes=fixes, severity=severity)
 
 

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from grpo_lint.sources.document import Entry
 
 
+# How Hydra's `true` and its YAML spellings read once written back as text.
+_TRUE = ("true", "1", "yes", "on")
+
+
 def _verl(plan: RunPlan) -> VerlRun | None:
     return plan.native if plan.framework == "verl" else None
 
@@ -619,9 +623,7 @@ def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
     if not estimator.explicit and plan.document.format != "cli":
         return  # (a config read alone: the command that runs it may choose gae)
     enable = plan.document.entries.get("critic.enable") or plan.document.entries.get("+critic.enable")
-    if "critic.enable" in plan.document.unknown or (
-        enable is not None and str(enable.value).lower() in ("true", "1", "yes", "on")
-    ):
+    if "critic.enable" in plan.document.unknown or (enable is not None and str(enable.value).lower() in _TRUE):
         return  # (critic.enable=true builds one for any estimator, 0.6 on; null leaves it to the estimator)
     schema = getattr(plan.document.hydra, "schema", None) or {}  # (the composed tree, where one was)
     read = _READ_ANYWAY | _interpolated_critic_keys(schema)
@@ -653,7 +655,6 @@ def unused_critic(plan: RunPlan, options: Options) -> Iterator[Diagnostic]:
 # 0.2-0.3 and the verl 0.1 copies TinyZero and Logic-RL ship apply it unless `actor.use_kl_loss` is true; the v0.1 tag
 # always. A copy's own trainer shows which (workspace.forks.KL_*).
 _KL_SETTINGS = ("algorithm.kl_ctrl.", "algorithm.kl_penalty")
-_TRUE = ("true", "1", "yes", "on")
 
 
 @rule(
@@ -673,7 +674,6 @@ def unused_kl_controller(plan: RunPlan, options: Options) -> Iterator[Diagnostic
         for key, entry in plan.document.entries.items()
         if key.lstrip("+~").startswith(_KL_SETTINGS)
         and key.lstrip("+~") in plan.specs
-        and not (key.lstrip("+~") == "algorithm.kl_ctrl.kl_coef" and as_int(entry.value, 1) == 0)  # ("no penalty")
         and not (_from_file(plan, entry) and _is_default(plan, key.lstrip("+~"), entry.value))  # (a copied default)
     ]
     coef = plan.document.entries.get("algorithm.kl_ctrl.kl_coef")

@@ -1069,17 +1069,23 @@ def find_file(path: str, places: Places) -> Path | Outside | None:
 _RUN_FILES = (".py", ".yaml", ".yml", ".json")  # (a script a launch runs, the config it names)
 
 
-def _below(path: str, places: Places) -> Path | None:
-    """A script or config named by a path of folders found nowhere the script looks, which is the end of exactly one
-    file's path in the repository: `src/open_r1/grpo.py` run from `src/r1-v/`, where a README says to `cd` first. Not
-    after a `cd` to a folder that is not shown (the checkout may be elsewhere), and not for a bare file name."""
-    modules = places.modules
+def files_ending(path: str, places: Places) -> list[str]:
+    """The repository's scripts and configs whose path ends with a relative path of folders a script names
+    (`src/open_r1/grpo.py`): where a run that starts in another folder (a subproject a README says to `cd` into) finds
+    it. None for a bare file name, an absolute path or one above the start, nor after a `cd` to a folder not shown
+    (the checkout may be elsewhere)."""
     written = os.path.normpath(path)
-    if modules is None or places.lost or os.path.isabs(path) or not written.endswith(_RUN_FILES):
-        return None
+    if places.modules is None or places.lost or os.path.isabs(path) or not written.endswith(_RUN_FILES):
+        return []
     if "/" not in written or written.startswith(".."):
-        return None
-    found = modules.ending_with(written)
+        return []
+    return places.modules.ending_with(written)
+
+
+def _below(path: str, places: Places) -> Path | None:
+    """A script or config named by a path found nowhere the script looks, when exactly one file of the repository
+    ends so (files_ending)."""
+    found = files_ending(path, places)
     if len(found) != 1:
         return None
     shown = os.path.relpath(places.root / found[0])

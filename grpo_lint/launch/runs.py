@@ -18,6 +18,7 @@ from grpo_lint.launch.commands import (
     Outside,
     Places,
     beside,
+    files_ending,
     find_file,
     in_checkout,
     names_own_folder,
@@ -210,8 +211,9 @@ def _run(
         )
         result.problems.extend(found)
         return None
-    extra, parser, trainer, rewritten, program = _script_facts(launch, places)
-    result.problems.extend(_does_not_compile(launch, places))
+    script_file = resolve_file(launch.script, places) if launch.script is not None else None
+    extra, parser, trainer, rewritten, program = _script_facts(script_file, places)
+    result.problems.extend(_does_not_compile(launch, script_file, places))
     if launch.framework == "verl":
         before = len(result.problems)
         document, unresolved = _verl_document(launch, script, places, result, target_for)
@@ -232,7 +234,7 @@ def _run(
         launch.framework == "trl" and (launch.entry is not None or (program is not None and program.trains))
     )
     if "deepspeed" in flags and "deepspeed" not in unresolved and reads_training_args:
-        result.problems.extend(_deepspeed_file(flags["deepspeed"], launch, places, script))
+        result.problems.extend(_deepspeed_file(flags["deepspeed"], launch, places, script, result))
     own_script = launch.framework == "trl" and launch.entry is None
     # The script's own `--config`: the file is read there, and its GRPOConfig call takes what it needs of it.
     own_config = own_script and owns_config_flag(launch, places)
@@ -293,13 +295,8 @@ def _run(
     document.entry = launch.entry or ""
     if launch.framework == "trl" and launch.entry is None:
         document.parser, document.trainer = parser, trainer  # a script of the user's own reads it
-        if trainer and program is not None:
-            document.trainer_checks, document.trl_config = program.trainer_checks, program.trl_config
-            document.trainer_batch = program.trainer_batch
-        if program is not None:
-            document.takes_value = dict(program.takes_value)
-        code = resolve_file(launch.script, places) if launch.script is not None else None
-        document.code = str(code) if code is not None else ""
+        document.program = program
+        document.code = str(script_file) if script_file is not None else ""
     run = _finish_run(Run(launch, document, unresolved, extra))
     if computed:  # fields the script computes: their values are not known, and their defaults never apply
         document.unknown_entries.update(computed)
@@ -653,15 +650,12 @@ def _overwritten(launch: Launch, places: Places, document: Document) -> list[Dia
 
 
 def _script_facts(
-    launch: Launch, places: Places
+    found: Path | None, places: Places
 ) -> tuple[frozenset[str], str | None, str, dict[str, str], Program | None]:
-    """What the Python script a launch runs shows, when it is in the repository: the keys it adds to the
+    """What the Python script a launch runs (`found`, when it is in the repository) shows: the keys it adds to the
     framework's (its own argument classes, its argparse flags), its parser (None when it is not known,
     so that no key is called unknown), a trainer of its own that reads the config its own way, the fields its
     own config class assigns in `__post_init__`, and the script as read."""
-    if launch.script is None:
-        return frozenset(), None, "", {}, None
-    found = resolve_file(launch.script, places)
     if found is None:
         return frozenset(), None, "", {}, None
     program = places.modules.program(found) if places.modules is not None else None
@@ -977,14 +971,13 @@ def _required_missing(
     ]
 
 
-def _does_not_compile(launch: Launch, places: Places) -> list[Diagnostic]:
-    """GRPO508: the repository script a launch runs, or a module of the repository it imports at once (its top-level
-    imports, and theirs), that Python cannot compile: the run stops before any setting is read."""
+def _does_not_compile(launch: Launch, found: Path | None, places: Places) -> list[Diagnostic]:
+    """GRPO508: the repository script a launch runs (`found`), or a module of the repository it imports at once (its
+    top-level imports, and theirs), that Python cannot compile: the run stops before any setting is read."""
     modules = places.modules
-    if launch.script is None or modules is None or not launch.script.endswith(".py"):
+    if launch.script is None or found is None or modules is None or found.suffix != ".py":
         return []
-    found = resolve_file(launch.script, places)
-    relative = modules.relative(found) if found is not None else None
+    relative = modules.relative(found)
     broken = modules.broken_import(relative) if relative else None
     if broken is None:
         return []
@@ -1007,22 +1000,20 @@ def _does_not_compile(launch: Launch, places: Places) -> list[Diagnostic]:
     ]
 
 
-def _deepspeed_file(entry: Entry, launch: Launch, places: Places, script: Script) -> list[Diagnostic]:
+def _deepspeed_file(
+    entry: Entry, launch: Launch, places: Places, script: Script, result: ScriptRuns
+) -> list[Diagnostic]:
     """`--deepspeed ds.json` of a run whose TrainingArguments take it: `__post_init__` builds accelerate's
     HfDeepSpeedConfig, which opens the path as JSON at start-up (transformers 4.x-5.x, accelerate utils/deepspeed.py).
     A path in no folder the run may start in, or a file that is not JSON (an accelerate YAML given in its place), stops
     the run. ms-swift's own names (`zero2`, `zero3_offload`) are not paths."""
     written = entry.value
-    if not isinstance(written, str) or written.startswith(("{", "~", "$")) or os.path.isabs(written):
-        return []
+    if not isinstance(written, str) or written.startswith(("{", "~", "$", "..")) or os.path.isabs(written):
+        return []  # (a file above the repository is not read: _find_config would say so as of a config)
     if launch.framework == "swift" and "/" not in written and not written.endswith(".json"):
         return []
-    found = find_file(written, places)
-    if found is None:
-        if made_here(script.text, written.rpartition("/")[2], launch.command) or places.lost:
-            return []
-        if not visibly_missing(written, places) or _ends_several(written, places):
-            return []
+    found = _find_config(written, entry.value_span, places, result, script, launch.command)
+    if found == _MISSING and visibly_missing(written, places):
         message = (
             f"the DeepSpeed config {written} is in no folder the run may start in: TrainingArguments opens it at "
             'start-up and stops: "ValueError: Expected a string path to an existing deepspeed config, or a '
@@ -1346,19 +1337,10 @@ def _find_config(
     if path is None:
         if made_here(script.text, written.rpartition("/")[2], command) or places.lost:
             return None  # the script makes or fetches it (`cp`, `wget`), or where the path starts is not known
-        if _ends_several(written, places):
+        if len(files_ending(written, places)) > 1:
             return None  # several files of the repository end so: the run may start beside any of them
         return _MISSING
     return path
-
-
-def _ends_several(written: str, places: Places) -> bool:
-    """Whether more than one file of the repository ends with a relative path of folders a script names (one is read
-    as the file: commands.find_file)."""
-    tail = os.path.normpath(written)
-    if places.modules is None or os.path.isabs(written) or "/" not in tail or tail.startswith(".."):
-        return False
-    return len(places.modules.ending_with(tail)) > 1
 
 
 def _config_entries(path: Path, written: str, span: Span, result: ScriptRuns) -> dict[str, Entry] | None:

@@ -42,8 +42,7 @@ class Document:
 
     __slots__ = (
         "_lines", "called", "code", "duplicates", "entries", "entry", "format", "hydra", "launcher", "outlined",
-        "parser", "path", "record", "registered", "start", "takes_value", "text", "trainer", "trainer_batch",
-        "trainer_checks", "trl_config", "unknown", "unknown_entries",
+        "parser", "path", "program", "record", "registered", "start", "text", "trainer", "unknown", "unknown_entries",
     )  # fmt: skip
 
     def __init__(self, path: str, text: str, format: str, entries: dict[str, Entry]) -> None:
@@ -79,17 +78,13 @@ class Document:
         # A trainer (or config class) of the repository's own that reads the config its own way, not TRL's
         # GRPOTrainer: TRL's batch and trainer checks do not apply to it. "" when it is TRL's or not known.
         self.trainer = ""
-        # What still holds for that trainer: the checks of TRL's GRPOTrainer its file makes word for word (rule codes),
-        # and whether TRL's GRPOConfig is among the script's classes (its `__post_init__` checks the batch from 0.18).
-        self.trainer_checks: frozenset[str] = frozenset()
-        self.trl_config = False
-        # The batch that trainer's own copy of TRL's check holds whole groups ("global", "effective"; "" when none).
-        self.trainer_batch = ""
+        # What the repository's script that reads the config shows (grpo_lint.workspace.modules.Program: the checks of
+        # TRL's its own trainer keeps, whether TRL's GRPOConfig is among its classes, which of its flags take a value);
+        # None when no script of the repository's reads it. (Typed loosely: the sources do not import the workspace.)
+        self.program: Any = None
         # The repository's Python file a launch runs (`src/r1-v/src/open_r1/grpo.py`), "" when none: the release
         # its folders state is the one that runs, before the launch script's.
         self.code = ""
-        # The flags of that script's own argument classes that take a value (see workspace.modules.Program).
-        self.takes_value: dict[str, str] = {}  # (field: what argparse says when it has no value)
         # The keys are the keywords of a call of the framework's own config class (`GRPOConfig(loss_type=...)`, a
         # launched script's call fed by its flags): each exists in the release that runs, even where the
         # repository's own parser has a flag of the same name.
@@ -114,9 +109,14 @@ class Document:
         outline.unknown = self.unknown
         outline.record, outline.entry, outline.parser = self.record, self.entry, self.parser
         outline.trainer, outline.called, outline.start = self.trainer, self.called, self.start
-        outline.trainer_checks, outline.trl_config, outline.code = self.trainer_checks, self.trl_config, self.code
-        outline.takes_value, outline.trainer_batch = self.takes_value, self.trainer_batch
+        outline.program, outline.code = self.program, self.code
         return outline
+
+    @property
+    def trainer_batch(self) -> str:
+        """The batch the reading script's own trainer checks holds whole groups, as its copy of TRL's check says
+        ("global", "effective"), or ""."""
+        return self.program.trainer_batch if self.program is not None else ""
 
     def line(self, number: int) -> str:
         """The source line `number` (1-based), or '' when out of range."""

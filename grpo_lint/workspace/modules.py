@@ -75,8 +75,7 @@ class Program(Record):
     # that keeps `Number of reward weights (...) must match number of reward functions`): rule codes.
     trainer_checks: frozenset[str] = frozenset()
     # Fields of the repository's own argument classes that take a value on the command line (`str`, `int`, `float`, a
-    # list, or one of them Optional): written with none, argparse stops ("expected one argument").
-    # (field, what argparse says when it has none), as the Document's takes_value.
+    # list, or one of them Optional), with what argparse says when one is written with none ("expected one argument").
     takes_value: tuple[tuple[str, str], ...] = ()
     # The batch `own_trainer` checks holds whole groups, where its file keeps TRL 0.15-0.17's check word for word:
     # "global" (processes x per-device batch, 0.15-0.16) or "effective" (x gradient accumulation, 0.17); "" if not.
@@ -524,7 +523,7 @@ class Modules:
             trl = trl or is_trl
         return frozenset(own), resolved, missing, trl
 
-    def annotations(self, ref: ClassRef, depth: int = 0) -> dict[str, Field]:
+    def declared_fields(self, ref: ClassRef, depth: int = 0) -> dict[str, Field]:
         """Each field a repository class (and its bases in the repository) declares, the class's own last."""
         facts = self.index(ref.file) if ref.file is not None else None
         if facts is None or depth > _MAX_DEPTH or ref.name not in facts.classes:
@@ -533,7 +532,7 @@ class Modules:
         for base in facts.classes[ref.name].bases:
             based = self.resolve(ref.file or "", base)
             if based is not None:
-                found.update(self.annotations(based, depth + 1))
+                found.update(self.declared_fields(based, depth + 1))
         found.update((f.name, f) for f in facts.classes[ref.name].fields)
         return found
 
@@ -684,7 +683,7 @@ class Modules:
                 if ref is None:
                     unresolved.append(name or "?")
                     continue
-                declared = self.annotations(ref)
+                declared = self.declared_fields(ref)
                 for field, facts_of in declared.items():
                     kind = _TAKES_VALUE.fullmatch(facts_of.annotation.strip())
                     if kind is not None:
